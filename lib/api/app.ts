@@ -1,0 +1,264 @@
+/**
+ * The HTTP API (DESIGN §6): one Hono app, served by `silt serve` locally and by the Lambda
+ * adapters in functions/. Routes only parse, call an operation and shape the answer; errors
+ * become `{error_class, message, sqlstate?}` with their status, never a stack trace.
+ */
+import { randomUUID } from "node:crypto";
+import * as arrow from "apache-arrow";
+import { type Context, Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { SiltContext } from "../context.ts";
+import { arrowToRows } from "../data/json-rows.ts";
+import { sparkTypeName } from "../delta/schema.ts";
+import { badRequest, SiltError } from "../errors.ts";
+import { appendRows } from "../ops/append.ts";
+import { type ColumnSpec, createTable } from "../ops/create-table.ts";
+import { describeDetail } from "../ops/detail.ts";
+import { dropTable } from "../ops/drop-table.ts";
+import { describeHistory } from "../ops/history.ts";
+import type { InputRows } from "../ops/input-rows.ts";
+import {
+  createCatalog,
+  createSchema,
+  dropCatalog,
+  dropSchema,
+  listCatalogs,
+  listSchemas,
+  listTables,
+} from "../ops/namespaces.ts";
+import type { ResultSet } from "../ops/result-set.ts";
+import { scanTable } from "../ops/scan.ts";
+import {
+  asObject,
+  type Json,
+  optionalBoolean,
+  optionalInteger,
+  optionalString,
+  optionalStringArray,
+  optionalStringMap,
+  requiredString,
+} from "./request.ts";
+
+export const ARROW_STREAM = "application/vnd.apache.arrow.stream";
+
+type Env = { Variables: { requestId: string } };
+
+export function createApp(ctx: SiltContext): Hono<Env> {
+  const app = new Hono<Env>();
+
+  app.use(async (c, next) => {
+    c.set("requestId", c.req.header("x-request-id") ?? randomUUID());
+    await next();
+    c.header("x-request-id", c.get("requestId"));
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof SiltError) {
+      return c.json(err.toJSON(), err.status as ContentfulStatusCode);
+    }
+    ctx.logger.error("unhandled error", {
+      requestId: c.get("requestId"),
+      route: c.req.path,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+      stack: err instanceof Error ? err.stack : undefined,
+    });
+    return c.json(
+      {
+        error_class: "INTERNAL_ERROR",
+        message: `An internal error occurred. Quote request id ${c.get("requestId")} when reporting it.`,
+      },
+      500,
+    );
+  });
+
+  app.notFound((c) =>
+    c.json(
+      {
+        error_class: "NOT_FOUND",
+        message: `No route for ${c.req.method} ${c.req.path}. See the README for the API.`,
+      },
+      404,
+    ),
+  );
+
+  app.get("/api/v1/health", (c) => c.json({ status: "ok" }));
+
+  // Catalogs and schemas
+  app.post("/api/v1/catalogs", async (c) => {
+    const body = await jsonBody(c);
+    const entry = await createCatalog(ctx, requiredString(body, "name"), {
+      comment: optionalString(body, "comment"),
+      ifNotExists: optionalBoolean(body, "ifNotExists"),
+    });
+    return c.json(entry, 201);
+  });
+  app.get("/api/v1/catalogs", async (c) => c.json(await listCatalogs(ctx)));
+  app.delete("/api/v1/catalogs/:catalog", async (c) =>
+    c.json(await dropCatalog(ctx, c.req.param("catalog"), dropFlags(c))),
+  );
+  app.post("/api/v1/catalogs/:catalog/schemas", async (c) => {
+    const body = await jsonBody(c);
+    const entry = await createSchema(ctx, c.req.param("catalog"), requiredString(body, "name"), {
+      comment: optionalString(body, "comment"),
+      ifNotExists: optionalBoolean(body, "ifNotExists"),
+    });
+    return c.json(entry, 201);
+  });
+  app.get("/api/v1/catalogs/:catalog/schemas", async (c) =>
+    c.json(await listSchemas(ctx, c.req.param("catalog"))),
+  );
+  app.delete("/api/v1/catalogs/:catalog/schemas/:schema", async (c) =>
+    c.json(await dropSchema(ctx, c.req.param("catalog"), c.req.param("schema"), dropFlags(c))),
+  );
+  app.get("/api/v1/catalogs/:catalog/schemas/:schema/tables", async (c) =>
+    c.json(await listTables(ctx, c.req.param("catalog"), c.req.param("schema"))),
+  );
+
+  // Tables
+  app.post("/api/v1/tables", async (c) => {
+    const body = await jsonBody(c);
+    const result = await createTable(ctx, {
+      name: requiredString(body, "name"),
+      defaults: defaultsOf(c, body),
+      columns: columnsOf(body),
+      partitionedBy: optionalStringArray(body, "partitionedBy"),
+      properties: optionalStringMap(body, "properties"),
+      ifNotExists: optionalBoolean(body, "ifNotExists"),
+      using: optionalString(body, "using"),
+      comment: optionalString(body, "comment"),
+    });
+    return c.json(result, result.created ? 201 : 200);
+  });
+
+  app.post("/api/v1/tables/:name/insert", async (c) => {
+    const input = await rowsInput(c);
+    const result = await appendRows(ctx, c.req.param("name"), input, {
+      defaults: defaultsOf(c, {}),
+    });
+    return c.json(result);
+  });
+
+  const rows = async (c: Context<Env>, params: Json) => {
+    const result = await scanTable(ctx, c.req.param("name") as string, {
+      columns: optionalStringArray(params, "columns"),
+      version: optionalInteger(params, "version"),
+      timestamp: optionalString(params, "timestamp"),
+      limit: optionalInteger(params, "limit"),
+      defaults: defaultsOf(c, params),
+    });
+    if (wantsArrow(c, params)) {
+      return c.body(arrow.tableToIPC(result.table, "stream") as Uint8Array<ArrayBuffer>, 200, {
+        "content-type": ARROW_STREAM,
+        "x-silt-version": String(result.version),
+      });
+    }
+    return c.json({
+      version: result.version,
+      columns: result.schema.fields.map((f) => ({ name: f.name, type: sparkTypeName(f.type) })),
+      rows: arrowToRows(result.table, result.schema),
+    });
+  };
+  app.get("/api/v1/tables/:name/rows", async (c) => rows(c, c.req.query()));
+  app.post("/api/v1/tables/:name/rows", async (c) => rows(c, await jsonBody(c, true)));
+
+  app.get("/api/v1/tables/:name/history", async (c) =>
+    c.json(
+      await describeHistory(ctx, c.req.param("name"), {
+        limit: optionalInteger(c.req.query(), "limit", 1),
+        defaults: defaultsOf(c, {}),
+      }),
+    ),
+  );
+  app.get("/api/v1/tables/:name/detail", async (c) =>
+    c.json(await describeDetail(ctx, c.req.param("name"), { defaults: defaultsOf(c, {}) })),
+  );
+  app.delete("/api/v1/tables/:name", async (c) =>
+    c.json(
+      await dropTable(ctx, c.req.param("name"), {
+        ifExists: optionalBoolean(c.req.query(), "ifExists"),
+        defaults: defaultsOf(c, {}),
+      }),
+    ),
+  );
+
+  return app;
+}
+
+async function jsonBody(c: Context<Env>, allowEmpty = false): Promise<Json> {
+  const text = await c.req.text();
+  if (text.trim() === "") {
+    if (allowEmpty) return {};
+    throw badRequest("INVALID_REQUEST", "The request needs a JSON body.");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(
+      "MALFORMED_REQUEST",
+      `The request body is not valid JSON: ${(err as Error).message}`,
+    );
+  }
+  return asObject(parsed);
+}
+
+function defaultsOf(c: Context<Env>, body: Json): { catalog?: string; schema?: string } {
+  return {
+    catalog: optionalString(body, "catalog") ?? c.req.query("catalog"),
+    schema: optionalString(body, "schema") ?? c.req.query("schema"),
+  };
+}
+
+function dropFlags(c: Context<Env>) {
+  return {
+    ifExists: optionalBoolean(c.req.query(), "ifExists"),
+    cascade: optionalBoolean(c.req.query(), "cascade"),
+  };
+}
+
+function columnsOf(body: Json): ColumnSpec[] {
+  const columns = body.columns;
+  if (!Array.isArray(columns)) {
+    throw badRequest(
+      "INVALID_REQUEST",
+      `Field 'columns' must be an array like [{"name": "id", "type": "INT"}].`,
+    );
+  }
+  return columns.map((raw, i) => {
+    const col = asObject(raw, `column ${i + 1}`);
+    return {
+      name: requiredString(col, "name"),
+      type: requiredString(col, "type"),
+      nullable: optionalBoolean(col, "nullable"),
+      comment: optionalString(col, "comment"),
+    };
+  });
+}
+
+async function rowsInput(c: Context<Env>): Promise<InputRows> {
+  if ((c.req.header("content-type") ?? "").startsWith(ARROW_STREAM)) {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    try {
+      return { arrow: arrow.tableFromIPC(bytes) };
+    } catch (err) {
+      throw badRequest(
+        "MALFORMED_REQUEST",
+        `The body is not a valid Arrow IPC stream: ${(err as Error).message}`,
+      );
+    }
+  }
+  const body = await jsonBody(c);
+  if (!Array.isArray(body.rows)) {
+    throw badRequest(
+      "INVALID_REQUEST",
+      `Field 'rows' is required: an array of rows, each an object keyed by column name or an array in column order.`,
+    );
+  }
+  return { rows: body.rows };
+}
+
+function wantsArrow(c: Context<Env>, params: Json): boolean {
+  return params.format === "arrow" || (c.req.header("accept") ?? "").includes(ARROW_STREAM);
+}
+
+export type { ResultSet };

@@ -1,0 +1,79 @@
+/**
+ * Request-body checks shared by every route: each failure names the field and what was expected,
+ * so a caller can fix the request without reading our source.
+ */
+import { badRequest } from "../errors.ts";
+
+export type Json = Record<string, unknown>;
+
+export function asObject(body: unknown, what = "request body"): Json {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw badRequest("INVALID_REQUEST", `The ${what} must be a JSON object.`);
+  }
+  return body as Json;
+}
+
+export function requiredString(body: Json, field: string): string {
+  const v = body[field];
+  if (typeof v !== "string" || v.length === 0) {
+    throw badRequest(
+      "INVALID_REQUEST",
+      `Field '${field}' is required and must be a non-empty string.`,
+    );
+  }
+  return v;
+}
+
+export function optionalString(body: Json, field: string): string | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== "string")
+    throw badRequest("INVALID_REQUEST", `Field '${field}' must be a string.`);
+  return v;
+}
+
+export function optionalBoolean(body: Json, field: string): boolean | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === "boolean") return v;
+  if (v === "true") return true;
+  if (v === "false") return false;
+  throw badRequest("INVALID_REQUEST", `Field '${field}' must be true or false.`);
+}
+
+export function optionalInteger(body: Json, field: string, min = 0): number | undefined {
+  const v = body[field];
+  if (v === undefined || v === null || v === "") return undefined;
+  const n = typeof v === "string" ? Number(v) : v;
+  if (typeof n !== "number" || !Number.isInteger(n) || n < min) {
+    throw badRequest("INVALID_REQUEST", `Field '${field}' must be an integer >= ${min}.`);
+  }
+  return n;
+}
+
+export function optionalStringArray(body: Json, field: string): string[] | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === "string")
+    return v
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "");
+  if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
+    throw badRequest("INVALID_REQUEST", `Field '${field}' must be an array of strings.`);
+  }
+  return v as string[];
+}
+
+export function optionalStringMap(body: Json, field: string): Record<string, string> | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  const obj = asObject(v, `field '${field}'`);
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(obj)) {
+    if (typeof val === "string") out[k] = val;
+    else if (typeof val === "number" || typeof val === "boolean") out[k] = String(val);
+    else throw badRequest("INVALID_REQUEST", `Field '${field}.${k}' must be a string.`);
+  }
+  return out;
+}

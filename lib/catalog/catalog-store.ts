@@ -1,0 +1,1011 @@
+/**
+ * Catalogs, schemas and managed tables, kept in one DynamoDB table.
+ *
+ * Items (partition key `pk`, sort key `sk`, both strings; names are stored lower-cased):
+ *   catalog   pk "CATALOG"              sk <catalog>
+ *   schema    pk "SCHEMA#<c>"           sk <schema>
+ *   table     pk "TABLE#<c>.<s>"        sk <table>     (names cannot contain '.', so no ambiguity)
+ *   id index  pk "TABLEID#<tableId>"    sk "TABLEID"   points back at the table item
+ *
+ * DynamoDB transactions are off limits (dynalite lacks them), so every change is a sequence of
+ * single-item conditional writes whose intermediate states are safe to crash in:
+ *
+ * Creating a table
+ *   1. Put the table item in state CREATING with a fresh table id and location `tables/<id>/`, on
+ *      the condition that the name is free — or held by a CREATING or DROPPING item whose last
+ *      change is older than `staleAfterMs` (its writer is presumed dead; see "Recovery").
+ *   2. Put the id-index item.
+ *   3. Re-read the catalog and schema; if either was dropped meanwhile, undo 1-2 and fail.
+ *   4. The caller writes the table's first commit, then `activateTable` flips CREATING -> ACTIVE
+ *      on the condition that the item still carries our table id, or `abortCreateTable` removes
+ *      the item if it is still ours. Only ACTIVE tables are visible to get/list.
+ *
+ * Dropping a table
+ *   1. `beginDropTable`: ACTIVE -> DROPPING (the name disappears from get/list at once).
+ *   2. The caller deletes the files under the location.
+ *   3. `finishDropTable`: delete the id-index item, then the table item.
+ *
+ * Dropping a schema or catalog
+ *   1. Mark the item DROPPING with a random drop token. A DROPPING parent accepts no new children
+ *      and looks like it does not exist.
+ *   2. List the children. Without CASCADE any child makes the drop fail: the mark is reverted and
+ *      SCHEMA_NOT_EMPTY / CATALOG_NOT_EMPTY is raised. With CASCADE the children are removed and
+ *      returned so the caller can delete their files.
+ *   3. Delete the item on the condition that our drop token is still on it.
+ *   A child creator re-reads its parents after writing the child (step 3 of creating), so either
+ *   the dropper's listing sees the child or the creator sees the mark and undoes its write.
+ *
+ * Recovery. Every intermediate state carries the time of its last change, and a state older than
+ * `staleAfterMs` (default 30 minutes, twice the longest Lambda run) is presumed abandoned:
+ *   - a stale CREATING or DROPPING table item may be overwritten by a new create of that name, and
+ *     is removed by a drop of its schema; its old id-index item is deleted, so the files under its
+ *     location are unreferenced and a storage sweep (`findTableById` answers undefined) may delete
+ *     them;
+ *   - a stale DROPPING mark on a schema or catalog counts as ACTIVE again: it is visible, accepts
+ *     children (the first child creator reverts the mark), and can be dropped again;
+ *   - a writer that outlives the window carries on unless someone took over; if someone did, its
+ *     writes are conditional on its own table id or drop token and are rejected, so it fails
+ *     rather than clobbering the newcomer.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  type AttributeValue,
+  CreateTableCommand,
+  DeleteItemCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+} from "@aws-sdk/client-dynamodb";
+import { conflict, internal, notFound, type SiltError } from "../errors.ts";
+import { formatQualifiedName, normalizeName } from "./names.ts";
+
+export const DEFAULT_STALE_AFTER_MS = 30 * 60 * 1000;
+
+export type TableState = "CREATING" | "ACTIVE" | "DROPPING";
+
+export interface CatalogEntry {
+  name: string;
+  id: string;
+  owner: string;
+  comment?: string;
+  createdAt: number;
+}
+
+export interface SchemaEntry {
+  catalog: string;
+  name: string;
+  id: string;
+  owner: string;
+  comment?: string;
+  createdAt: number;
+}
+
+export interface TableEntry {
+  catalog: string;
+  schema: string;
+  name: string;
+  tableId: string;
+  /** Key prefix relative to the storage root, always `tables/<tableId>/`. */
+  location: string;
+  owner: string;
+  createdAt: number;
+  /** Time of the last state change. */
+  updatedAt: number;
+  state: TableState;
+  tableType: "MANAGED";
+  dataSourceFormat: "DELTA";
+}
+
+export interface CatalogOptions {
+  /** Milliseconds since the epoch; injectable so tests can age intermediate states. */
+  clock?: () => number;
+  staleAfterMs?: number;
+  newId?: () => string;
+  /** Query page size (DynamoDB `Limit`); unset means DynamoDB's 1 MB pages. */
+  queryPageSize?: number;
+}
+
+export interface CreateOptions {
+  owner: string;
+  comment?: string;
+  ifNotExists?: boolean;
+}
+
+export interface DropOptions {
+  ifExists?: boolean;
+  cascade?: boolean;
+}
+
+type Item = Record<string, AttributeValue>;
+type ParentState = "ACTIVE" | "DROPPING";
+
+const CATALOG_PK = "CATALOG";
+const TABLEID_SK = "TABLEID";
+const schemaPk = (catalog: string) => `SCHEMA#${catalog}`;
+const tablePk = (catalog: string, schema: string) => `TABLE#${catalog}.${schema}`;
+const tableIdPk = (tableId: string) => `TABLEID#${tableId}`;
+// Expressions refer to attributes through placeholders: several attribute names (name, state,
+// owner, comment) are DynamoDB reserved words.
+const ATTRS = {
+  "#state": "state",
+  "#changedAt": "changedAt",
+  "#token": "dropToken",
+  "#id": "id",
+  "#tableId": "tableId",
+} as const;
+type Placeholder = keyof typeof ATTRS;
+
+/** ExpressionAttributeNames for exactly these placeholders (DynamoDB rejects unused ones). */
+function attrNames(...placeholders: Placeholder[]): Record<string, string> {
+  return Object.fromEntries(placeholders.map((p) => [p, ATTRS[p]]));
+}
+
+// ---- errors ---------------------------------------------------------------------------------
+
+export const catalogNotFound = (catalog: string): SiltError =>
+  notFound(
+    "CATALOG_NOT_FOUND",
+    `The catalog ${formatQualifiedName(catalog)} not found. Verify the spelling of the catalog ` +
+      "name, or create it with CREATE CATALOG.",
+    "42P08",
+  );
+
+export const schemaNotFound = (catalog: string, schema: string): SiltError =>
+  notFound(
+    "SCHEMA_NOT_FOUND",
+    `The schema ${formatQualifiedName(catalog, schema)} cannot be found. Verify the spelling and ` +
+      "correctness of the schema and catalog.\nIf you did not qualify the name with a catalog, " +
+      "verify the current_schema() output, or qualify the name with the correct catalog.\n" +
+      "To tolerate the error on drop use DROP SCHEMA IF EXISTS.",
+    "42704",
+  );
+
+export const tableNotFound = (catalog: string, schema: string, table: string): SiltError =>
+  notFound(
+    "TABLE_OR_VIEW_NOT_FOUND",
+    `The table or view ${formatQualifiedName(catalog, schema, table)} cannot be found. Verify ` +
+      "the spelling and correctness of the schema and catalog.\nIf you did not qualify the name " +
+      "with a schema, verify the current_schema() output, or qualify the name with the correct " +
+      "schema and catalog.\nTo tolerate the error on drop use DROP VIEW IF EXISTS or DROP TABLE " +
+      "IF EXISTS.",
+    "42P01",
+  );
+
+const tableIdNotFound = (tableId: string): SiltError =>
+  notFound(
+    "TABLE_OR_VIEW_NOT_FOUND",
+    `The table with id ${formatQualifiedName(tableId)} cannot be found. It may have been ` +
+      "dropped; look the table up by name instead.",
+    "42P01",
+  );
+
+export const catalogAlreadyExists = (catalog: string): SiltError =>
+  conflict(
+    "CATALOG_ALREADY_EXISTS",
+    `Cannot create catalog ${formatQualifiedName(catalog)} because it already exists.\n` +
+      "Choose a different name, drop the existing catalog, or add the IF NOT EXISTS clause to " +
+      "tolerate pre-existing catalog.",
+    "42P04",
+  );
+
+export const schemaAlreadyExists = (catalog: string, schema: string): SiltError =>
+  conflict(
+    "SCHEMA_ALREADY_EXISTS",
+    `Cannot create schema ${formatQualifiedName(catalog, schema)} because it already exists.\n` +
+      "Choose a different name, drop the existing schema, or add the IF NOT EXISTS clause to " +
+      "tolerate pre-existing schema.",
+    "42P06",
+  );
+
+export const tableAlreadyExists = (catalog: string, schema: string, table: string): SiltError =>
+  conflict(
+    "TABLE_OR_VIEW_ALREADY_EXISTS",
+    `Cannot create table or view ${formatQualifiedName(catalog, schema, table)} because it ` +
+      "already exists.\nChoose a different name, drop or replace the existing object, or add the " +
+      "IF NOT EXISTS clause to tolerate pre-existing objects.",
+    "42P07",
+  );
+
+const schemaNotEmpty = (catalog: string, schema: string): SiltError =>
+  conflict(
+    "SCHEMA_NOT_EMPTY",
+    `Cannot drop a schema ${formatQualifiedName(catalog, schema)} because it contains objects.\n` +
+      "Use DROP SCHEMA ... CASCADE to drop the schema and all its objects.",
+    "2BP01",
+  );
+
+const catalogNotEmpty = (catalog: string): SiltError =>
+  conflict(
+    "CATALOG_NOT_EMPTY",
+    `Cannot drop a catalog ${formatQualifiedName(catalog)} because it contains schemas.\n` +
+      "Use DROP CATALOG ... CASCADE to drop the catalog and all its objects.",
+    "2BP01",
+  );
+
+// ---- item helpers ---------------------------------------------------------------------------
+
+const S = (value: string): AttributeValue => ({ S: value });
+const N = (value: number): AttributeValue => ({ N: String(value) });
+
+function str(item: Item, key: string): string {
+  const value = item[key]?.S;
+  if (value === undefined) throw internal("CATALOG_CORRUPT", `catalog item lacks ${key}`);
+  return value;
+}
+
+function num(item: Item, key: string): number {
+  const value = item[key]?.N;
+  if (value === undefined) throw internal("CATALOG_CORRUPT", `catalog item lacks ${key}`);
+  return Number(value);
+}
+
+function isConditionFailure(err: unknown): boolean {
+  return err instanceof Error && err.name === "ConditionalCheckFailedException";
+}
+
+function toCatalogEntry(item: Item): CatalogEntry {
+  const entry: CatalogEntry = {
+    name: str(item, "name"),
+    id: str(item, "id"),
+    owner: str(item, "owner"),
+    createdAt: num(item, "createdAt"),
+  };
+  if (item.comment?.S !== undefined) entry.comment = item.comment.S;
+  return entry;
+}
+
+function toSchemaEntry(item: Item): SchemaEntry {
+  const entry: SchemaEntry = {
+    catalog: str(item, "catalog"),
+    name: str(item, "name"),
+    id: str(item, "id"),
+    owner: str(item, "owner"),
+    createdAt: num(item, "createdAt"),
+  };
+  if (item.comment?.S !== undefined) entry.comment = item.comment.S;
+  return entry;
+}
+
+function toTableEntry(item: Item): TableEntry {
+  return {
+    catalog: str(item, "catalog"),
+    schema: str(item, "schema"),
+    name: str(item, "name"),
+    tableId: str(item, "tableId"),
+    location: str(item, "location"),
+    owner: str(item, "owner"),
+    createdAt: num(item, "createdAt"),
+    updatedAt: num(item, "changedAt"),
+    state: str(item, "state") as TableState,
+    tableType: "MANAGED",
+    dataSourceFormat: "DELTA",
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Creates the catalog table (pk/sk strings, on-demand) if missing and waits until it is ACTIVE. */
+export async function ensureCatalogTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [
+          { AttributeName: "pk", AttributeType: "S" },
+          { AttributeName: "sk", AttributeType: "S" },
+        ],
+        KeySchema: [
+          { AttributeName: "pk", KeyType: "HASH" },
+          { AttributeName: "sk", KeyType: "RANGE" },
+        ],
+        BillingMode: "PAY_PER_REQUEST",
+      }),
+    );
+  } catch (err) {
+    if (!(err instanceof Error && err.name === "ResourceInUseException")) throw err;
+  }
+  const deadline = Date.now() + 120_000;
+  for (let delay = 20; ; delay = Math.min(delay * 2, 1000)) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === "ACTIVE") return;
+    if (Date.now() > deadline) {
+      throw internal(
+        "CATALOG_TABLE_NOT_READY",
+        `DynamoDB table ${tableName} did not become ACTIVE`,
+      );
+    }
+    await sleep(delay);
+  }
+}
+
+// ---- the catalog ----------------------------------------------------------------------------
+
+export class Catalog {
+  private readonly client: DynamoDBClient;
+  private readonly tableName: string;
+  private readonly clock: () => number;
+  private readonly staleAfterMs: number;
+  private readonly newId: () => string;
+  private readonly pageSize: number | undefined;
+
+  constructor(client: DynamoDBClient, tableName: string, options: CatalogOptions = {}) {
+    this.client = client;
+    this.tableName = tableName;
+    this.clock = options.clock ?? Date.now;
+    this.staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+    this.newId = options.newId ?? randomUUID;
+    this.pageSize = options.queryPageSize;
+  }
+
+  // ---- catalogs ----
+
+  async createCatalog(name: string, options: CreateOptions): Promise<CatalogEntry> {
+    const catalog = normalizeName(name, "catalog");
+    const now = this.clock();
+    const item: Item = {
+      pk: S(CATALOG_PK),
+      sk: S(catalog),
+      name: S(catalog),
+      id: S(this.newId()),
+      owner: S(options.owner),
+      createdAt: N(now),
+      state: S("ACTIVE"),
+      changedAt: N(now),
+    };
+    if (options.comment !== undefined) item.comment = S(options.comment);
+    // The loop only repeats when the holder of the name vanished between our put and our read.
+    for (let attempt = 0; ; attempt++) {
+      if (await this.putIfAbsent(item)) return toCatalogEntry(item);
+      const existing = await this.get(CATALOG_PK, catalog);
+      if (existing !== undefined) {
+        if (options.ifNotExists && this.parentVisible(existing)) return toCatalogEntry(existing);
+        throw catalogAlreadyExists(catalog);
+      }
+      if (attempt >= 2) throw catalogAlreadyExists(catalog);
+    }
+  }
+
+  async getCatalog(name: string): Promise<CatalogEntry> {
+    return toCatalogEntry(await this.requireCatalog(normalizeName(name, "catalog")));
+  }
+
+  async listCatalogs(): Promise<CatalogEntry[]> {
+    const items = await this.queryAll(CATALOG_PK);
+    return items.filter((item) => this.parentVisible(item)).map(toCatalogEntry);
+  }
+
+  /**
+   * Drops a catalog. Returns the tables removed by CASCADE; their files are the caller's to
+   * delete (if it never does, they are unreferenced and a storage sweep may remove them).
+   */
+  async dropCatalog(name: string, options: DropOptions = {}): Promise<TableEntry[]> {
+    const catalog = normalizeName(name, "catalog");
+    const item = await this.get(CATALOG_PK, catalog);
+    if (item === undefined || !this.parentVisible(item)) {
+      if (options.ifExists) return [];
+      throw catalogNotFound(catalog);
+    }
+    const token = await this.markDropping(item);
+    if (token === undefined) {
+      if (options.ifExists) return [];
+      throw catalogNotFound(catalog);
+    }
+    const schemas = await this.queryAll(schemaPk(catalog));
+    if (schemas.length > 0 && !options.cascade) {
+      await this.revertDropping(item, token);
+      throw catalogNotEmpty(catalog);
+    }
+    const removed: TableEntry[] = [];
+    for (const schema of schemas) {
+      // A schema another dropper holds is dropped along with the catalog anyway: we own the
+      // catalog's mark, so nothing can be added beneath it.
+      removed.push(...((await this.removeSchema(catalog, schema, true, true)) ?? []));
+    }
+    if (!(await this.deleteIfToken(item, token))) {
+      // Only a child creator reverts a mark (after our lease ran out), so a child exists now.
+      throw catalogNotEmpty(catalog);
+    }
+    return removed;
+  }
+
+  // ---- schemas ----
+
+  async createSchema(
+    catalogName: string,
+    schemaName: string,
+    options: CreateOptions,
+  ): Promise<SchemaEntry> {
+    const catalog = normalizeName(catalogName, "catalog");
+    const schema = normalizeName(schemaName, "schema");
+    const catalogItem = await this.requireCatalog(catalog);
+    const now = this.clock();
+    const item: Item = {
+      pk: S(schemaPk(catalog)),
+      sk: S(schema),
+      catalog: S(catalog),
+      name: S(schema),
+      id: S(this.newId()),
+      owner: S(options.owner),
+      createdAt: N(now),
+      state: S("ACTIVE"),
+      changedAt: N(now),
+    };
+    if (options.comment !== undefined) item.comment = S(options.comment);
+    for (let attempt = 0; ; attempt++) {
+      if (await this.putIfAbsent(item)) break;
+      const existing = await this.get(schemaPk(catalog), schema);
+      if (existing !== undefined) {
+        if (options.ifNotExists && this.parentVisible(existing)) return toSchemaEntry(existing);
+        throw schemaAlreadyExists(catalog, schema);
+      }
+      if (attempt >= 2) throw schemaAlreadyExists(catalog, schema);
+    }
+    if (!(await this.parentsStillThere([catalogItem]))) {
+      await this.deleteIfAttr(item, "#id", item.id);
+      throw catalogNotFound(catalog);
+    }
+    return toSchemaEntry(item);
+  }
+
+  async getSchema(catalogName: string, schemaName: string): Promise<SchemaEntry> {
+    const catalog = normalizeName(catalogName, "catalog");
+    const schema = normalizeName(schemaName, "schema");
+    const { schemaItem } = await this.requireSchema(catalog, schema);
+    return toSchemaEntry(schemaItem);
+  }
+
+  async listSchemas(catalogName: string): Promise<SchemaEntry[]> {
+    const catalog = normalizeName(catalogName, "catalog");
+    await this.requireCatalog(catalog);
+    const items = await this.queryAll(schemaPk(catalog));
+    return items.filter((item) => this.parentVisible(item)).map(toSchemaEntry);
+  }
+
+  /** Drops a schema. Returns the tables removed by CASCADE (see `dropCatalog`). */
+  async dropSchema(
+    catalogName: string,
+    schemaName: string,
+    options: DropOptions = {},
+  ): Promise<TableEntry[]> {
+    const catalog = normalizeName(catalogName, "catalog");
+    const schema = normalizeName(schemaName, "schema");
+    // As in Spark, IF EXISTS tolerates a missing schema, not a missing catalog.
+    await this.requireCatalog(catalog);
+    const item = await this.get(schemaPk(catalog), schema);
+    if (item === undefined || !this.parentVisible(item)) {
+      if (options.ifExists) return [];
+      throw schemaNotFound(catalog, schema);
+    }
+    const removed = await this.removeSchema(catalog, item, options.cascade ?? false, false);
+    if (removed === undefined) {
+      if (options.ifExists) return [];
+      throw schemaNotFound(catalog, schema);
+    }
+    return removed;
+  }
+
+  // ---- tables ----
+
+  /**
+   * Reserves a table name and allocates a fresh id and location. The entry stays invisible
+   * (state CREATING) until `activateTable`.
+   */
+  async beginCreateTable(
+    catalogName: string,
+    schemaName: string,
+    tableName: string,
+    options: { owner: string },
+  ): Promise<TableEntry> {
+    const catalog = normalizeName(catalogName, "catalog");
+    const schema = normalizeName(schemaName, "schema");
+    const table = normalizeName(tableName, "table");
+    const { catalogItem, schemaItem } = await this.requireSchema(catalog, schema);
+    const tableId = this.newId();
+    const pk = tablePk(catalog, schema);
+    let item: Item | undefined;
+    for (let attempt = 0; item === undefined; attempt++) {
+      const prior = await this.get(pk, table);
+      if (prior !== undefined && !this.isAbandonedTable(prior)) {
+        throw tableAlreadyExists(catalog, schema, table);
+      }
+      const now = this.clock();
+      const candidate: Item = {
+        pk: S(pk),
+        sk: S(table),
+        catalog: S(catalog),
+        schema: S(schema),
+        name: S(table),
+        tableId: S(tableId),
+        location: S(`tables/${tableId}/`),
+        owner: S(options.owner),
+        createdAt: N(now),
+        state: S("CREATING"),
+        changedAt: N(now),
+      };
+      const written =
+        prior === undefined
+          ? await this.putIfAbsent(candidate)
+          : await this.putReplacing(candidate, prior);
+      if (written) {
+        item = candidate;
+        // The abandoned table's files become unreferenced once its id no longer resolves.
+        if (prior !== undefined) await this.deleteIdIndex(str(prior, "tableId"));
+      } else if (attempt >= 2) {
+        throw tableAlreadyExists(catalog, schema, table);
+      }
+    }
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: {
+          pk: S(tableIdPk(tableId)),
+          sk: S(TABLEID_SK),
+          catalog: S(catalog),
+          schema: S(schema),
+          name: S(table),
+        },
+      }),
+    );
+    if (!(await this.parentsStillThere([catalogItem, schemaItem]))) {
+      await this.deleteIdIndex(tableId);
+      await this.deleteIfAttr(item, "#tableId", item.tableId);
+      const catalogNow = await this.get(CATALOG_PK, catalog);
+      throw catalogNow === undefined || !this.parentVisible(catalogNow)
+        ? catalogNotFound(catalog)
+        : schemaNotFound(catalog, schema);
+    }
+    return toTableEntry(item);
+  }
+
+  /** CREATING -> ACTIVE, if the name is still reserved for this entry's table id. */
+  async activateTable(entry: TableEntry): Promise<TableEntry> {
+    const now = this.clock();
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: S(tablePk(entry.catalog, entry.schema)), sk: S(entry.name) },
+          UpdateExpression: "SET #state = :active, #changedAt = :now",
+          ConditionExpression: "#tableId = :id AND #state = :creating",
+          ExpressionAttributeNames: attrNames("#state", "#changedAt", "#tableId"),
+          ExpressionAttributeValues: {
+            ":active": S("ACTIVE"),
+            ":creating": S("CREATING"),
+            ":now": N(now),
+            ":id": S(entry.tableId),
+          },
+        }),
+      );
+      return { ...entry, state: "ACTIVE", updatedAt: now };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    const current = await this.get(tablePk(entry.catalog, entry.schema), entry.name);
+    if (current !== undefined && str(current, "tableId") === entry.tableId) {
+      // A retried activation after a lost response finds its own work done.
+      if (str(current, "state") === "ACTIVE") return toTableEntry(current);
+      throw tableNotFound(entry.catalog, entry.schema, entry.name);
+    }
+    if (current !== undefined) throw tableAlreadyExists(entry.catalog, entry.schema, entry.name);
+    await this.requireSchema(entry.catalog, entry.schema);
+    throw tableNotFound(entry.catalog, entry.schema, entry.name);
+  }
+
+  /**
+   * Releases a name reserved by `beginCreateTable`. Returns false when the reservation was no
+   * longer ours (taken over, or removed by a schema drop); the caller deletes its files either way.
+   */
+  async abortCreateTable(entry: TableEntry): Promise<boolean> {
+    const pk = tablePk(entry.catalog, entry.schema);
+    try {
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { pk: S(pk), sk: S(entry.name) },
+          ConditionExpression: "#tableId = :id AND #state = :creating",
+          ExpressionAttributeNames: attrNames("#tableId", "#state"),
+          ExpressionAttributeValues: { ":id": S(entry.tableId), ":creating": S("CREATING") },
+        }),
+      );
+      await this.deleteIdIndex(entry.tableId);
+      return true;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    const current = await this.get(pk, entry.name);
+    if (current !== undefined && str(current, "tableId") === entry.tableId) {
+      throw internal(
+        "CATALOG_INVALID_STATE",
+        `cannot abort the creation of table ${entry.tableId}: it is ${str(current, "state")}`,
+      );
+    }
+    await this.deleteIdIndex(entry.tableId);
+    return false;
+  }
+
+  /** An ACTIVE table by name; tables being created or dropped are not found. */
+  async getTable(catalogName: string, schemaName: string, tableName: string): Promise<TableEntry> {
+    const catalog = normalizeName(catalogName, "catalog");
+    const schema = normalizeName(schemaName, "schema");
+    const table = normalizeName(tableName, "table");
+    const item = await this.get(tablePk(catalog, schema), table);
+    if (item !== undefined && str(item, "state") === "ACTIVE") return toTableEntry(item);
+    // Name the most specific missing level, as Spark does.
+    await this.requireSchema(catalog, schema);
+    throw tableNotFound(catalog, schema, table);
+  }
+
+  /** An ACTIVE table by id. */
+  async getTableById(tableId: string): Promise<TableEntry> {
+    const entry = await this.findTableById(tableId);
+    if (entry === undefined || entry.state !== "ACTIVE") throw tableIdNotFound(tableId);
+    return entry;
+  }
+
+  /**
+   * The entry that currently owns a table id, in any state, or undefined. A storage sweep may
+   * delete `tables/<id>/` when this answers undefined and the files are older than the stale
+   * window (a create in progress writes its first file only after its id resolves).
+   */
+  async findTableById(tableId: string): Promise<TableEntry | undefined> {
+    if (tableId.length === 0) return undefined;
+    const index = await this.get(tableIdPk(tableId), TABLEID_SK);
+    if (index === undefined) return undefined;
+    const item = await this.get(
+      tablePk(str(index, "catalog"), str(index, "schema")),
+      str(index, "name"),
+    );
+    if (item === undefined || str(item, "tableId") !== tableId) return undefined;
+    return toTableEntry(item);
+  }
+
+  /** ACTIVE tables of a schema, in name order. */
+  async listTables(catalogName: string, schemaName: string): Promise<TableEntry[]> {
+    const catalog = normalizeName(catalogName, "catalog");
+    const schema = normalizeName(schemaName, "schema");
+    await this.requireSchema(catalog, schema);
+    const items = await this.queryAll(tablePk(catalog, schema), "ACTIVE");
+    return items.map(toTableEntry);
+  }
+
+  /** ACTIVE -> DROPPING: the name disappears; the caller then deletes the files. */
+  async beginDropTable(entry: TableEntry): Promise<TableEntry> {
+    const now = this.clock();
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: S(tablePk(entry.catalog, entry.schema)), sk: S(entry.name) },
+          UpdateExpression: "SET #state = :dropping, #changedAt = :now",
+          ConditionExpression: "#tableId = :id AND #state = :active",
+          ExpressionAttributeNames: attrNames("#state", "#changedAt", "#tableId"),
+          ExpressionAttributeValues: {
+            ":dropping": S("DROPPING"),
+            ":active": S("ACTIVE"),
+            ":now": N(now),
+            ":id": S(entry.tableId),
+          },
+        }),
+      );
+      return { ...entry, state: "DROPPING", updatedAt: now };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    const current = await this.get(tablePk(entry.catalog, entry.schema), entry.name);
+    if (
+      current !== undefined &&
+      str(current, "tableId") === entry.tableId &&
+      str(current, "state") === "DROPPING"
+    ) {
+      return toTableEntry(current);
+    }
+    throw tableNotFound(entry.catalog, entry.schema, entry.name);
+  }
+
+  /** Removes a DROPPING table's entries once its files are gone. Idempotent. */
+  async finishDropTable(entry: TableEntry): Promise<void> {
+    const pk = tablePk(entry.catalog, entry.schema);
+    const current = await this.get(pk, entry.name);
+    if (current !== undefined && str(current, "tableId") === entry.tableId) {
+      if (str(current, "state") !== "DROPPING") {
+        throw internal(
+          "CATALOG_INVALID_STATE",
+          `finishDropTable on table ${entry.tableId} in state ${str(current, "state")}; ` +
+            "call beginDropTable first",
+        );
+      }
+      // Index first: a crash in between leaves a DROPPING item, which recovery knows how to
+      // reclaim; the reverse would leave an index item nothing ever looks at.
+      await this.deleteIdIndex(entry.tableId);
+      await this.deleteIfAttr(current, "#tableId", current.tableId);
+      return;
+    }
+    await this.deleteIdIndex(entry.tableId);
+  }
+
+  // ---- internals ----
+
+  private isStale(item: Item): boolean {
+    return num(item, "changedAt") + this.staleAfterMs <= this.clock();
+  }
+
+  /** ACTIVE, or DROPPING by a dropper whose lease ran out. */
+  private parentVisible(item: Item): boolean {
+    const state = str(item, "state") as ParentState;
+    return state === "ACTIVE" || this.isStale(item);
+  }
+
+  private isAbandonedTable(item: Item): boolean {
+    return str(item, "state") !== "ACTIVE" && this.isStale(item);
+  }
+
+  private async requireCatalog(catalog: string): Promise<Item> {
+    const item = await this.get(CATALOG_PK, catalog);
+    if (item === undefined || !this.parentVisible(item)) throw catalogNotFound(catalog);
+    return item;
+  }
+
+  private async requireSchema(
+    catalog: string,
+    schema: string,
+  ): Promise<{ catalogItem: Item; schemaItem: Item }> {
+    const catalogItem = await this.requireCatalog(catalog);
+    const schemaItem = await this.get(schemaPk(catalog), schema);
+    if (schemaItem === undefined || !this.parentVisible(schemaItem)) {
+      throw schemaNotFound(catalog, schema);
+    }
+    return { catalogItem, schemaItem };
+  }
+
+  /**
+   * After writing a child: are the parents read before the write still the same, undropped
+   * items? A parent whose drop lease expired gets its mark reverted, which also makes that
+   * stalled dropper's final delete fail.
+   */
+  private async parentsStillThere(parents: Item[]): Promise<boolean> {
+    for (const seen of parents) {
+      const pk = str(seen, "pk");
+      const sk = str(seen, "sk");
+      for (let attempt = 0; ; attempt++) {
+        const current = await this.get(pk, sk);
+        if (current === undefined || str(current, "id") !== str(seen, "id")) return false;
+        if (str(current, "state") === "ACTIVE") break;
+        if (!this.isStale(current)) return false;
+        if (await this.revertDropping(current, str(current, "dropToken"))) break;
+        if (attempt >= 2) return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Removes a schema item and, with cascade, its tables. Under a catalog this caller has already
+   * marked DROPPING, no writer can add to the schema, so it is not marked itself. Returns undefined
+   * when the schema changed hands before it could be marked (vanished, or another dropper).
+   */
+  private async removeSchema(
+    catalog: string,
+    item: Item,
+    cascade: boolean,
+    underDroppedCatalog: boolean,
+  ): Promise<TableEntry[] | undefined> {
+    const schema = str(item, "name");
+    let token: string | undefined;
+    if (!underDroppedCatalog) {
+      token = await this.markDropping(item);
+      if (token === undefined) return undefined;
+    }
+    const tables = await this.queryAll(tablePk(catalog, schema));
+    // Abandoned creates and drops are garbage, not contents.
+    const live = tables.filter((t) => !this.isAbandonedTable(t));
+    if (live.length > 0 && !cascade && token !== undefined) {
+      await this.revertDropping(item, token);
+      throw schemaNotEmpty(catalog, schema);
+    }
+    const removed: TableEntry[] = [];
+    for (const table of tables) {
+      await this.deleteIdIndex(str(table, "tableId"));
+      if (await this.deleteIfAttr(table, "#tableId", table.tableId)) {
+        removed.push(toTableEntry(table));
+      }
+    }
+    if (token === undefined) {
+      await this.client.send(
+        new DeleteItemCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk } }),
+      );
+    } else if (!(await this.deleteIfToken(item, token))) {
+      throw schemaNotEmpty(catalog, schema);
+    }
+    return removed;
+  }
+
+  /** Marks a parent DROPPING under a fresh token; undefined if someone else changed it first. */
+  private async markDropping(item: Item): Promise<string | undefined> {
+    const token = this.newId();
+    const now = this.clock();
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: "SET #state = :dropping, #token = :token, #changedAt = :now",
+          ConditionExpression:
+            "#id = :id AND (#state = :active OR (#state = :dropping AND #changedAt <= :cutoff))",
+          ExpressionAttributeNames: attrNames("#state", "#token", "#changedAt", "#id"),
+          ExpressionAttributeValues: {
+            ":dropping": S("DROPPING"),
+            ":active": S("ACTIVE"),
+            ":token": S(token),
+            ":now": N(now),
+            ":cutoff": N(now - this.staleAfterMs),
+            ":id": item.id,
+          },
+        }),
+      );
+      return token;
+    } catch (err) {
+      if (isConditionFailure(err)) return undefined;
+      throw err;
+    }
+  }
+
+  private async revertDropping(item: Item, token: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          UpdateExpression: "SET #state = :active, #changedAt = :now REMOVE #token",
+          ConditionExpression: "#state = :dropping AND #token = :token",
+          ExpressionAttributeNames: attrNames("#state", "#changedAt", "#token"),
+          ExpressionAttributeValues: {
+            ":active": S("ACTIVE"),
+            ":dropping": S("DROPPING"),
+            ":token": S(token),
+            ":now": N(this.clock()),
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  private async deleteIfToken(item: Item, token: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          ConditionExpression: "#state = :dropping AND #token = :token",
+          ExpressionAttributeNames: attrNames("#state", "#token"),
+          ExpressionAttributeValues: { ":dropping": S("DROPPING"), ":token": S(token) },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Deletes `item`'s key if the attribute behind `name` still holds `value`. */
+  private async deleteIfAttr(
+    item: Item,
+    name: "#id" | "#tableId",
+    value: AttributeValue | undefined,
+  ): Promise<boolean> {
+    if (value === undefined) throw internal("CATALOG_CORRUPT", "catalog item lacks its id");
+    try {
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          ConditionExpression: `${name} = :value`,
+          ExpressionAttributeNames: attrNames(name),
+          ExpressionAttributeValues: { ":value": value },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  private async deleteIdIndex(tableId: string): Promise<void> {
+    await this.client.send(
+      new DeleteItemCommand({
+        TableName: this.tableName,
+        Key: { pk: S(tableIdPk(tableId)), sk: S(TABLEID_SK) },
+      }),
+    );
+  }
+
+  private async putIfAbsent(item: Item): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: item,
+          ConditionExpression: "attribute_not_exists(pk)",
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Overwrites exactly the abandoned item `prior` (same id, state and change time). */
+  private async putReplacing(item: Item, prior: Item): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: item,
+          ConditionExpression: "#tableId = :id AND #state = :state AND #changedAt = :changedAt",
+          ExpressionAttributeNames: attrNames("#tableId", "#state", "#changedAt"),
+          ExpressionAttributeValues: {
+            ":id": prior.tableId,
+            ":state": prior.state,
+            ":changedAt": prior.changedAt,
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  private async get(pk: string, sk: string): Promise<Item | undefined> {
+    const { Item } = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { pk: S(pk), sk: S(sk) },
+        ConsistentRead: true,
+      }),
+    );
+    return Item;
+  }
+
+  /** Every item of a partition, following LastEvaluatedKey past DynamoDB's 1 MB pages. */
+  private async queryAll(pk: string, onlyState?: TableState): Promise<Item[]> {
+    const items: Item[] = [];
+    let startKey: Item | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          KeyConditionExpression: "pk = :pk",
+          ExpressionAttributeValues: {
+            ":pk": S(pk),
+            ...(onlyState === undefined ? {} : { ":state": S(onlyState) }),
+          },
+          ...(onlyState === undefined
+            ? {}
+            : {
+                FilterExpression: "#state = :state",
+                ExpressionAttributeNames: attrNames("#state"),
+              }),
+          ConsistentRead: true,
+          ExclusiveStartKey: startKey,
+          Limit: this.pageSize,
+        }),
+      );
+      items.push(...(page.Items ?? []));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return items;
+  }
+}

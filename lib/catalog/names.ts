@@ -1,0 +1,202 @@
+/**
+ * Identifier rules for catalogs, schemas and tables.
+ *
+ * Unity Catalog (as Databricks documents it) limits object names to 255 characters, forbids '.',
+ * '/' and control characters, and stores every name lower-cased, so `Sales.Q1` and `sales.q1` are
+ * the same table. We follow that, and also forbid '\' because names end up in log lines and error
+ * messages that users paste into paths. Unlike Databricks we accept spaces inside back-quoted
+ * names (`my table`): nothing in our storage layout depends on the name, since a table's files
+ * live under its id, never under its name.
+ */
+import { badRequest, type SiltError } from "../errors.ts";
+
+export const MAX_NAME_LENGTH = 255;
+
+export type NameKind = "catalog" | "schema" | "table";
+
+export interface QualifiedName {
+  catalog: string;
+  schema: string;
+  table: string;
+}
+
+export interface NameDefaults {
+  catalog?: string;
+  schema?: string;
+}
+
+const INVALID_NAME = "INVALID_SCHEMA_OR_RELATION_NAME";
+const INVALID_NAME_STATE = "42602";
+const NAME_RULES =
+  `Names must be 1 to ${MAX_NAME_LENGTH} characters long and cannot contain '.', '/', '\\' ` +
+  "or control characters.";
+
+// \p{Cc} covers C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F).
+const CONTROL_CHAR = /\p{Cc}/u;
+// Spark's lexer accepts letters, digits and underscores in an unquoted identifier; anything
+// else has to be back-quoted.
+const UNQUOTED_IDENTIFIER = /^[A-Za-z0-9_]+$/;
+
+/** Quotes one name part the way Spark prints identifiers in messages: `a``b`. */
+export function quoteIdentifier(part: string): string {
+  return `\`${part.replaceAll("`", "``")}\``;
+}
+
+/** `c`.`s`.`t` — the form Spark uses for relation names in error messages. */
+export function formatQualifiedName(...parts: string[]): string {
+  return parts.map(quoteIdentifier).join(".");
+}
+
+function describeChar(ch: string): string {
+  const code = ch.codePointAt(0) ?? 0;
+  return `control character U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+function invalidName(kind: NameKind, shown: string, problem: string): SiltError {
+  return badRequest(
+    INVALID_NAME,
+    `${shown} is not a valid ${kind} name: ${problem}. ${NAME_RULES}`,
+    INVALID_NAME_STATE,
+  );
+}
+
+/**
+ * Checks one catalog, schema or table name and returns its stored form (lower-cased). Throws
+ * INVALID_SCHEMA_OR_RELATION_NAME (400) naming the problem.
+ */
+export function normalizeName(name: string, kind: NameKind): string {
+  if (typeof name !== "string" || name.length === 0) {
+    throw invalidName(kind, "``", "it is empty");
+  }
+  const control = name.match(CONTROL_CHAR);
+  // A control character would make the quoted name in the message unreadable, so show an escape.
+  const shown = control ? JSON.stringify(name) : quoteIdentifier(name);
+  if (control) throw invalidName(kind, shown, `it contains the ${describeChar(control[0])}`);
+  for (const ch of [".", "/", "\\"]) {
+    if (name.includes(ch)) throw invalidName(kind, shown, `it contains '${ch}'`);
+  }
+  // Lower-casing can lengthen a string (e.g. U+0130), so measure the stored form.
+  const lowered = name.toLowerCase();
+  const length = [...lowered].length;
+  if (length > MAX_NAME_LENGTH) {
+    throw invalidName(
+      kind,
+      quoteIdentifier(`${name.slice(0, 32)}…`),
+      `it is ${length} characters long`,
+    );
+  }
+  return lowered;
+}
+
+/** Names compare case-insensitively; both sides must already be valid names. */
+export function namesEqual(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/**
+ * Splits a dotted identifier into its parts. Parts may be back-quoted (`my table`, with `` for a
+ * literal back-quote); unquoted parts follow Spark's lexer (letters, digits, underscore) and may be
+ * surrounded by spaces. Parts are returned as written, not yet validated or lower-cased.
+ */
+export function splitNameParts(text: string): string[] {
+  const parts: string[] = [];
+  let i = 0;
+  const syntaxError = (detail: string) =>
+    badRequest(
+      "INVALID_ATTRIBUTE_NAME_SYNTAX",
+      `Syntax error in the name ${JSON.stringify(text)}: ${detail}. Check that back-quotes appear ` +
+        "in pairs, a quoted string is a complete name part, and use a back-quote only inside " +
+        "quoted name parts (written as ``).",
+      "42601",
+    );
+  const skipSpaces = () => {
+    while (i < text.length && (text[i] === " " || text[i] === "\t")) i++;
+  };
+  for (;;) {
+    skipSpaces();
+    let part: string;
+    if (text[i] === "`") {
+      i++;
+      part = "";
+      for (;;) {
+        if (i >= text.length) throw syntaxError("a back-quoted part is not closed");
+        if (text[i] === "`") {
+          if (text[i + 1] === "`") {
+            part += "`";
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        part += text[i];
+        i++;
+      }
+    } else {
+      const start = i;
+      while (i < text.length && text[i] !== "." && text[i] !== "`") i++;
+      part = text.slice(start, i).trimEnd();
+      if (text[i] === "`") throw syntaxError("a back-quote appears inside an unquoted part");
+      if (part.length > 0 && !UNQUOTED_IDENTIFIER.test(part)) {
+        throw badRequest(
+          "INVALID_IDENTIFIER",
+          `The unquoted identifier ${part} is invalid and must be back quoted as: ` +
+            `${quoteIdentifier(part)}.\nUnquoted identifiers can only contain ASCII letters ` +
+            "('a' - 'z', 'A' - 'Z'), digits ('0' - '9'), and underbar ('_').",
+          "42602",
+        );
+      }
+    }
+    parts.push(part);
+    skipSpaces();
+    if (i >= text.length) return parts;
+    if (text[i] !== ".") throw syntaxError(`unexpected ${JSON.stringify(text[i])} after a part`);
+    i++;
+  }
+}
+
+/**
+ * Parses `catalog.schema.table`, `schema.table` or `table`, filling missing leading parts from
+ * `defaults`. Every part is validated and returned lower-cased.
+ */
+export function parseQualifiedName(text: string, defaults: NameDefaults = {}): QualifiedName {
+  const parts = splitNameParts(text);
+  if (parts.length > 3) {
+    throw badRequest(
+      "IDENTIFIER_TOO_MANY_NAME_PARTS",
+      `${formatQualifiedName(...parts)} is not a valid identifier as it has more than 3 name ` +
+        "parts. Use catalog.schema.table.",
+      "42601",
+    );
+  }
+  const table = normalizeName(parts[parts.length - 1], "table");
+  let schema: string;
+  let catalog: string;
+  if (parts.length >= 2) {
+    schema = normalizeName(parts[parts.length - 2], "schema");
+  } else if (defaults.schema !== undefined) {
+    schema = normalizeName(defaults.schema, "schema");
+  } else {
+    throw badRequest(
+      INVALID_NAME,
+      `The table name ${quoteIdentifier(table)} has no schema and no default schema is set. ` +
+        `Write it as <schema>.${quoteIdentifier(table)} or <catalog>.<schema>.${quoteIdentifier(table)}, ` +
+        "or set a default schema.",
+      INVALID_NAME_STATE,
+    );
+  }
+  if (parts.length === 3) {
+    catalog = normalizeName(parts[0], "catalog");
+  } else if (defaults.catalog !== undefined) {
+    catalog = normalizeName(defaults.catalog, "catalog");
+  } else {
+    throw badRequest(
+      INVALID_NAME,
+      `The table name ${formatQualifiedName(schema, table)} has no catalog and no default ` +
+        `catalog is set. Write it as <catalog>.${formatQualifiedName(schema, table)}, or set a ` +
+        "default catalog.",
+      INVALID_NAME_STATE,
+    );
+  }
+  return { catalog, schema, table };
+}

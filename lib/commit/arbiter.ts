@@ -1,0 +1,314 @@
+/**
+ * The commit arbiter: one DynamoDB row per ratified table version decides which staged commit
+ * owns that version (DESIGN §3 step 4).
+ *
+ * 1. Ratify version v of a table: PutItem (tableId, v) with `attribute_not_exists(tableId)`. The
+ *    first put wins; every later put fails its condition, so each version has exactly one winner.
+ *    Writers only ever propose v = (a version they saw ratified) + 1, so versions are ratified in
+ *    order without a multi-item transaction (dynalite has none).
+ * 2. The row records where the winning commit's bytes are (the staged object key), its in-commit
+ *    timestamp (so the next writer can keep ICTs increasing without reading the commit), txnId,
+ *    operation and a `published` flag.
+ * 3. Publishing copies the staged file to `_delta_log/<v>.json` in version order and only then
+ *    sets `published`. Because every publisher walks versions upwards and stops at its first
+ *    failure, published rows always form a prefix of the versions and unpublished rows a suffix:
+ *    the unpublished set is found by reading backwards from the latest row until the first
+ *    published one, which normally costs one small query.
+ * 4. Rows are never deleted or expired here, and the table has no TTL. Delta's own DynamoDB log
+ *    store lost data when a TTL removed a row before its commit was visible in the log (delta-io
+ *    #1410): a slow writer then saw no row and overwrote the commit. A row is the only durable
+ *    record of a ratified-but-unpublished commit, and the latest row is what the next writer
+ *    builds on, so any future clean-up may drop only published rows below the latest.
+ */
+import {
+  type AttributeValue,
+  ConditionalCheckFailedException,
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  PutItemCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  ResourceInUseException,
+  ResourceNotFoundException,
+  UpdateItemCommand,
+} from "@aws-sdk/client-dynamodb";
+import { internal } from "../errors.ts";
+
+/** What a writer proposes for a version. */
+export interface RatifyEntry {
+  tableId: string;
+  version: number;
+  /** Object key of the staged commit file (relative to the store root). */
+  stagedKey: string;
+  inCommitTimestamp: number;
+  txnId: string;
+  operation: string;
+}
+
+/** A ratified version as the arbiter stores it. */
+export interface RatifiedRow extends RatifyEntry {
+  published: boolean;
+  /** Epoch ms when the row was written. */
+  ratifiedAt: number;
+}
+
+export interface CommitArbiterOptions {
+  client: DynamoDBClient;
+  tableName: string;
+  /** Source of `ratifiedAt`; defaults to Date.now. */
+  clock?: () => number;
+}
+
+type Item = Record<string, AttributeValue>;
+
+// Rows read backwards per page while looking for the unpublished suffix: a handful normally covers
+// it in one round trip.
+const TAIL_PAGE = 16;
+
+export class CommitArbiter {
+  readonly tableName: string;
+  private readonly client: DynamoDBClient;
+  private readonly clock: () => number;
+
+  constructor(options: CommitArbiterOptions) {
+    this.client = options.client;
+    this.tableName = options.tableName;
+    this.clock = options.clock ?? Date.now;
+  }
+
+  /** Claims `entry.version` for the entry's commit; false when another commit already holds it. */
+  async ratify(entry: RatifyEntry): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: toItem({ ...entry, published: false, ratifiedAt: this.clock() }),
+          ConditionExpression: "attribute_not_exists(tableId)",
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) return false;
+      throw err;
+    }
+  }
+
+  /** The highest ratified version of the table, or undefined when none is. */
+  async latest(tableId: string): Promise<RatifiedRow | undefined> {
+    const out = await this.client.send(
+      new QueryCommand({
+        ...keyQuery(this.tableName, tableId),
+        ScanIndexForward: false,
+        Limit: 1,
+      }),
+    );
+    const item = out.Items?.[0];
+    return item === undefined ? undefined : fromItem(item);
+  }
+
+  /** Ratified rows with fromVersion <= version <= toVersion (open-ended without toVersion), ascending. */
+  async range(tableId: string, fromVersion: number, toVersion?: number): Promise<RatifiedRow[]> {
+    if (toVersion !== undefined && toVersion < fromVersion) return [];
+    const base = keyQuery(this.tableName, tableId);
+    const input: QueryCommandInput =
+      toVersion === undefined
+        ? {
+            ...base,
+            KeyConditionExpression: "tableId = :t AND version >= :from",
+            ExpressionAttributeValues: {
+              ...base.ExpressionAttributeValues,
+              ":from": { N: String(fromVersion) },
+            },
+          }
+        : {
+            ...base,
+            KeyConditionExpression: "tableId = :t AND version BETWEEN :from AND :to",
+            ExpressionAttributeValues: {
+              ...base.ExpressionAttributeValues,
+              ":from": { N: String(fromVersion) },
+              ":to": { N: String(toVersion) },
+            },
+          };
+    const rows: RatifiedRow[] = [];
+    let startKey: Item | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({ ...input, ScanIndexForward: true, ExclusiveStartKey: startKey }),
+      );
+      for (const item of out.Items ?? []) rows.push(fromItem(item));
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return rows;
+  }
+
+  /**
+   * The latest row plus every ratified-but-unpublished row (ascending), read backwards from the
+   * latest until the first published row (module comment, step 3).
+   */
+  async tail(tableId: string): Promise<{ latest?: RatifiedRow; unpublished: RatifiedRow[] }> {
+    let latest: RatifiedRow | undefined;
+    const unpublished: RatifiedRow[] = [];
+    let startKey: Item | undefined;
+    do {
+      const out = await this.client.send(
+        new QueryCommand({
+          ...keyQuery(this.tableName, tableId),
+          ScanIndexForward: false,
+          Limit: TAIL_PAGE,
+          ExclusiveStartKey: startKey,
+        }),
+      );
+      for (const item of out.Items ?? []) {
+        const row = fromItem(item);
+        latest ??= row;
+        if (row.published) return { latest, unpublished: unpublished.reverse() };
+        unpublished.push(row);
+      }
+      startKey = out.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    return latest === undefined
+      ? { unpublished: unpublished.reverse() }
+      : { latest, unpublished: unpublished.reverse() };
+  }
+
+  /** Ratified rows not yet published, ascending by version. */
+  async unpublished(tableId: string): Promise<RatifiedRow[]> {
+    return (await this.tail(tableId)).unpublished;
+  }
+
+  /**
+   * Records that `_delta_log/<version>.json` exists. Idempotent. The condition stops UpdateItem
+   * from creating a row, which would ratify a version nobody staged.
+   */
+  async markPublished(tableId: string, version: number): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { tableId: { S: tableId }, version: { N: String(version) } },
+          UpdateExpression: "SET published = :true",
+          ConditionExpression: "attribute_exists(tableId)",
+          ExpressionAttributeValues: { ":true": { BOOL: true } },
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ConditionalCheckFailedException) {
+        throw internal(
+          "SILT_COMMIT_NOT_RATIFIED",
+          `Cannot mark version ${version} of table ${tableId} published: it was never ratified.`,
+        );
+      }
+      throw err;
+    }
+  }
+}
+
+/**
+ * Creates the commit table (PK tableId S, SK version N, on-demand) unless it exists, then waits
+ * until it is ACTIVE. Safe to race: a concurrent creator's ResourceInUse is treated as success.
+ */
+export async function ensureCommitTable(
+  client: DynamoDBClient,
+  tableName: string,
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  let status = await describeStatus(client, tableName);
+  if (status === undefined) {
+    try {
+      await client.send(
+        new CreateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: [
+            { AttributeName: "tableId", AttributeType: "S" },
+            { AttributeName: "version", AttributeType: "N" },
+          ],
+          KeySchema: [
+            { AttributeName: "tableId", KeyType: "HASH" },
+            { AttributeName: "version", KeyType: "RANGE" },
+          ],
+          BillingMode: "PAY_PER_REQUEST",
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof ResourceInUseException)) throw err;
+    }
+    status = await describeStatus(client, tableName);
+  }
+  let delayMs = 25;
+  while (status !== "ACTIVE") {
+    if (Date.now() > deadline) {
+      throw internal(
+        "SILT_COMMIT_TABLE_NOT_ACTIVE",
+        `DynamoDB table ${tableName} did not become ACTIVE (status ${status ?? "missing"}).`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    delayMs = Math.min(delayMs * 2, 2_000);
+    status = await describeStatus(client, tableName);
+  }
+}
+
+async function describeStatus(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<string | undefined> {
+  try {
+    const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return out.Table?.TableStatus ?? "UNKNOWN";
+  } catch (err) {
+    if (err instanceof ResourceNotFoundException) return undefined;
+    throw err;
+  }
+}
+
+// Consistent reads: a writer that just lost a conditional put must see the winner's row.
+const keyQuery = (tableName: string, tableId: string) => ({
+  TableName: tableName,
+  KeyConditionExpression: "tableId = :t",
+  ExpressionAttributeValues: { ":t": { S: tableId } } as Item,
+  ConsistentRead: true,
+});
+
+function toItem(row: RatifiedRow): Item {
+  return {
+    tableId: { S: row.tableId },
+    version: { N: String(row.version) },
+    stagedKey: { S: row.stagedKey },
+    inCommitTimestamp: { N: String(row.inCommitTimestamp) },
+    txnId: { S: row.txnId },
+    operation: { S: row.operation },
+    published: { BOOL: row.published },
+    ratifiedAt: { N: String(row.ratifiedAt) },
+  };
+}
+
+function fromItem(item: Item): RatifiedRow {
+  const s = (name: string): string => {
+    const v = item[name]?.S;
+    if (v === undefined) throw malformed(item, name);
+    return v;
+  };
+  const n = (name: string): number => {
+    const v = item[name]?.N;
+    if (v === undefined) throw malformed(item, name);
+    return Number(v);
+  };
+  return {
+    tableId: s("tableId"),
+    version: n("version"),
+    stagedKey: s("stagedKey"),
+    inCommitTimestamp: n("inCommitTimestamp"),
+    txnId: s("txnId"),
+    operation: s("operation"),
+    published: item.published?.BOOL === true,
+    ratifiedAt: n("ratifiedAt"),
+  };
+}
+
+const malformed = (item: Item, name: string) =>
+  internal(
+    "SILT_COMMIT_ROW_MALFORMED",
+    `Commit arbiter row ${item.tableId?.S}@${item.version?.N} lacks attribute ${name}.`,
+  );

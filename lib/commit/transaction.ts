@@ -1,0 +1,371 @@
+/**
+ * The commit loop every operation commits through (DESIGN §3).
+ *
+ * 1. Cooperative publish: read the arbiter's tail and publish any ratified-but-unpublished
+ *    versions, so the log a reader lists is never held back by a writer that crashed.
+ * 2. If the arbiter is already past the version we read, skip straight to step 7: proposing
+ *    readVersion + 1 could only lose.
+ * 3. Build the commit for v = base + 1: commitInfo first (inCommitTimestamp = timestamp =
+ *    max(clock, previous ICT + 1), Spark's key order, a fresh txnId), then our actions.
+ * 4. Stage it: put-if-absent `<tableRoot>_delta_log/_staged_commits/<v20>.<txnId>.json`. A crash
+ *    after this leaves only an orphan file that no reader looks at (VACUUM's job to remove).
+ * 5. Ratify: conditional PutItem of (tableId, v). Exactly one writer wins each version.
+ * 6. Won: publish every ratified version up to v in order and return. A crash between 5 and 6 is
+ *    finished by the next reader or writer (step 1, or publishUpTo).
+ * 7. Lost: read the winners base+1..latest (staged file, or the published one), check each for
+ *    conflicts with Delta's rules (conflicts.ts; a conflict throws, having changed nothing a reader
+ *    can see), then rebase: base = latest, ICT above the latest winner's, row ids moved above the
+ *    winners' high-water mark. Back off (exponential, full jitter) and go to step 3, at most
+ *    maxAttempts ratifications in all. Our losing staged files stay behind for VACUUM.
+ */
+import { randomUUID } from "node:crypto";
+import {
+  type Action,
+  type CommitInfo,
+  parseActions,
+  STAGED_DIR,
+  serializeActions,
+} from "../delta/actions.ts";
+import { conflict, internal } from "../errors.ts";
+import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
+import type { CommitArbiter, RatifiedRow } from "./arbiter.ts";
+import {
+  CONCURRENCY_SQLSTATE,
+  checkConflicts,
+  EMPTY_READ_SET,
+  type IsolationLevel,
+  inferReadHighWaterMark,
+  type PendingTransaction,
+  type ReadSet,
+  rebaseRowTracking,
+  type WinningCommit,
+  winnersHighWaterMark,
+} from "./conflicts.ts";
+import { publishedKey, publishRows, publishUpTo } from "./publisher.ts";
+
+/** Kept in step with package.json's version (a test checks it). */
+export const SILT_VERSION = "0.1.0";
+export const ENGINE_INFO = `Silt/${SILT_VERSION}`;
+
+/** Where a commit attempt stands when a hook runs. */
+export interface AttemptInfo {
+  version: number;
+  stagedKey: string;
+  txnId: string;
+  inCommitTimestamp: number;
+}
+
+/**
+ * Test seams for crash injection against the real services: a hook that throws stops the commit
+ * right there, exactly as a process dying at that point would.
+ */
+export interface CommitHooks {
+  afterStage?(info: AttemptInfo): Promise<void>;
+  afterRatify?(info: AttemptInfo): Promise<void>;
+}
+
+export interface CommitRequest {
+  store: ObjectStore;
+  arbiter: CommitArbiter;
+  tableId: string;
+  /** Object-key prefix of the table: "" or ending with "/" (e.g. "tables/<uuid>/"). */
+  tableRoot: string;
+  /** Name for error messages; defaults to the table id. */
+  tableName?: string;
+  /** Snapshot version the actions were computed from; -1 to create the table. */
+  readVersion: number;
+  /** In-commit timestamp of readVersion; the arbiter's row is used when it has it. */
+  previousTimestamp?: number;
+  /** The commit's actions, without commitInfo. */
+  actions: Action[];
+  /** operation (required), operationParameters, operationMetrics, isBlindAppend, userMetadata… */
+  commitInfo: Partial<CommitInfo>;
+  /** Default Serializable (the table's `delta.isolationLevel` decides). */
+  isolationLevel?: IsolationLevel;
+  /** What the transaction read; defaults to nothing for blind appends, the whole table otherwise. */
+  readSet?: ReadSet;
+  clock?: () => number;
+  /** Ratification attempts before giving up (default 20). */
+  maxAttempts?: number;
+  /** The table has row tracking: rebases must move fresh row ids and restamp commit versions. */
+  rowTracking?: boolean;
+  /**
+   * Row-id high-water mark of the snapshot at readVersion (-1 when none). Inferred from the adds
+   * when absent (conflicts.ts inferReadHighWaterMark).
+   */
+  readRowIdHighWaterMark?: number;
+  /** Backoff between lost ratifications: full jitter over min(capMs, baseMs * 2^n). */
+  backoff?: { baseMs?: number; capMs?: number };
+  hooks?: CommitHooks;
+}
+
+export interface CommitResult {
+  version: number;
+  inCommitTimestamp: number;
+  txnId: string;
+  /** Ratifications tried, the winning one included. */
+  attempts: number;
+  /**
+   * False when publishing failed after the commit was ratified. The commit still stands; the
+   * next reader or writer publishes it.
+   */
+  published: boolean;
+}
+
+// 16 writers appending to one table as fast as they can needed up to 12 ratifications for one
+// commit (dynalite, default backoff); 20 keeps that case well clear of giving up while bounding
+// the total backoff below about 13 s, inside an API Gateway request's 29 s.
+const DEFAULT_MAX_ATTEMPTS = 20;
+const DEFAULT_BACKOFF_BASE_MS = 10;
+const DEFAULT_BACKOFF_CAP_MS = 1_000;
+
+export async function commitTransaction(req: CommitRequest): Promise<CommitResult> {
+  const { store, arbiter, tableId, hooks } = req;
+  const tableRoot =
+    req.tableRoot === "" || req.tableRoot.endsWith("/") ? req.tableRoot : `${req.tableRoot}/`;
+  const operation = req.commitInfo.operation;
+  if (operation === undefined || operation === "") {
+    throw internal("SILT_COMMIT_WITHOUT_OPERATION", "A commit needs commitInfo.operation.");
+  }
+  if (req.actions.some((a) => "commitInfo" in a)) {
+    throw internal("SILT_COMMIT_INFO_IN_ACTIONS", "Pass commitInfo separately from the actions.");
+  }
+  const clock = req.clock ?? Date.now;
+  const maxAttempts = req.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const isolationLevel: IsolationLevel =
+    req.isolationLevel ??
+    (req.commitInfo.isolationLevel as IsolationLevel | undefined) ??
+    "Serializable";
+  const isBlindAppend = req.commitInfo.isBlindAppend === true;
+  const tableName = req.tableName ?? tableId;
+  const pending: PendingTransaction = {
+    actions: req.actions,
+    readSet:
+      req.readSet ??
+      (isBlindAppend ? EMPTY_READ_SET : { readWholeTable: true, readFilePaths: new Set() }),
+    isolationLevel,
+    isBlindAppend,
+    tableName,
+  };
+
+  // Step 1.
+  const tail = await arbiter.tail(tableId);
+  await publishRows(store, arbiter, tableRoot, tail.unpublished);
+  let latestRow: RatifiedRow | undefined = tail.latest;
+  if (req.readVersion > (latestRow?.version ?? -1)) {
+    throw internal(
+      "SILT_READ_VERSION_AHEAD",
+      `Table ${tableName} has no ratified version ${req.readVersion} (latest is ` +
+        `${latestRow?.version ?? "none"}); the snapshot did not come from the catalog.`,
+    );
+  }
+
+  let actions = req.actions;
+  let base = req.readVersion;
+  let target = base + 1;
+  let previousIct = req.previousTimestamp;
+  let rowIdHwm = req.rowTracking
+    ? (req.readRowIdHighWaterMark ?? inferReadHighWaterMark(actions, target))
+    : -1;
+  let attempts = 0;
+  // Rows above `base` already read with the latest one (after a lost ratification).
+  let newerRows: RatifiedRow[] | undefined;
+
+  for (;;) {
+    const latestVersion = latestRow?.version ?? -1;
+    if (latestVersion > base) {
+      // Step 7: conflicts, then rebase onto latestVersion.
+      const rows = newerRows ?? (await arbiter.range(tableId, base + 1, latestVersion));
+      newerRows = undefined;
+      const winners = await loadWinners(store, tableId, tableRoot, base + 1, latestVersion, rows);
+      for (const w of winners) checkConflicts({ ...pending, actions }, w);
+      const next = latestVersion + 1;
+      if (req.rowTracking) {
+        const rebased = rebaseRowTracking(
+          actions,
+          rowIdHwm,
+          winnersHighWaterMark(winners),
+          target,
+          next,
+        );
+        actions = rebased.actions;
+        rowIdHwm = rebased.baseHwm;
+      }
+      previousIct = maxDefined(previousIct, winnersLatestIct(winners));
+      base = latestVersion;
+      target = next;
+    }
+    if (latestRow !== undefined && latestRow.version === base) {
+      previousIct = maxDefined(previousIct, latestRow.inCommitTimestamp);
+    }
+
+    // Step 3.
+    const now = clock();
+    const inCommitTimestamp = previousIct === undefined ? now : Math.max(now, previousIct + 1);
+    const txnId = randomUUID();
+    const commitInfo = buildCommitInfo(req.commitInfo, {
+      inCommitTimestamp,
+      readVersion: req.readVersion,
+      version: target,
+      isolationLevel,
+      txnId,
+    });
+    const body = new TextEncoder().encode(serializeActions([{ commitInfo }, ...actions]));
+
+    // Step 4.
+    const stagedKey = `${tableRoot}${STAGED_DIR}${String(target).padStart(20, "0")}.${txnId}.json`;
+    if (!(await store.putIfAbsent(stagedKey, body))) {
+      throw internal("SILT_STAGED_COMMIT_EXISTS", `Staged commit ${stagedKey} already exists.`);
+    }
+    const info: AttemptInfo = { version: target, stagedKey, txnId, inCommitTimestamp };
+    await hooks?.afterStage?.(info);
+
+    // Step 5.
+    attempts++;
+    const won = await arbiter.ratify({
+      tableId,
+      version: target,
+      stagedKey,
+      inCommitTimestamp,
+      txnId,
+      operation,
+    });
+    if (won) {
+      await hooks?.afterRatify?.(info);
+      // Step 6.
+      let published = true;
+      try {
+        await publishUpTo(store, arbiter, tableId, tableRoot, target);
+      } catch {
+        published = false;
+      }
+      return { version: target, inCommitTimestamp, txnId, attempts, published };
+    }
+
+    if (attempts >= maxAttempts) {
+      throw conflict(
+        "DELTA_CONCURRENT_WRITE",
+        `ConcurrentWriteException: A concurrent transaction has written new data since the ` +
+          `current transaction read the table ${tableName}, ${attempts} times in a row (last ` +
+          `at version ${target}). Please try the operation again.`,
+        CONCURRENCY_SQLSTATE,
+      );
+    }
+    await sleep(backoffMs(attempts, req.backoff));
+    // One query yields both the winners to check and the latest version to rebase onto.
+    newerRows = await arbiter.range(tableId, base + 1);
+    latestRow = newerRows.at(-1) ?? (await arbiter.latest(tableId));
+  }
+}
+
+/** Spark's commitInfo key order, with the fields this layer owns filled in. */
+function buildCommitInfo(
+  given: Partial<CommitInfo>,
+  own: {
+    inCommitTimestamp: number;
+    readVersion: number;
+    version: number;
+    isolationLevel: IsolationLevel;
+    txnId: string;
+  },
+): CommitInfo {
+  const {
+    inCommitTimestamp: _ict,
+    timestamp: _ts,
+    userId,
+    userName,
+    operation,
+    operationParameters,
+    readVersion: _rv,
+    isolationLevel: _il,
+    isBlindAppend,
+    operationMetrics,
+    userMetadata,
+    tags,
+    engineInfo: _ei,
+    txnId: _tx,
+    ...extra
+  } = given;
+  const ci: CommitInfo = {
+    inCommitTimestamp: own.inCommitTimestamp,
+    timestamp: own.inCommitTimestamp,
+  };
+  if (userId !== undefined) ci.userId = userId;
+  if (userName !== undefined) ci.userName = userName;
+  ci.operation = operation;
+  ci.operationParameters = operationParameters ?? {};
+  // Spark omits readVersion when creating the table, and keeps the version the transaction read
+  // (not the rebased one) so history shows that the commit was retried.
+  if (own.version > 0 && own.readVersion >= 0) ci.readVersion = own.readVersion;
+  ci.isolationLevel = own.isolationLevel;
+  ci.isBlindAppend = isBlindAppend ?? false;
+  ci.operationMetrics = operationMetrics ?? {};
+  if (userMetadata !== undefined) ci.userMetadata = userMetadata;
+  if (tags !== undefined) ci.tags = tags;
+  Object.assign(ci, extra);
+  ci.engineInfo = ENGINE_INFO;
+  ci.txnId = own.txnId;
+  return ci;
+}
+
+/** The commits that won versions from..to, from their staged files or the published log. */
+async function loadWinners(
+  store: ObjectStore,
+  tableId: string,
+  tableRoot: string,
+  from: number,
+  to: number,
+  arbiterRows: RatifiedRow[],
+): Promise<WinningCommit[]> {
+  const rows = new Map(arbiterRows.map((r) => [r.version, r]));
+  const versions = Array.from({ length: to - from + 1 }, (_, i) => from + i);
+  return Promise.all(
+    versions.map(async (version) => {
+      const row = rows.get(version);
+      const logKey = publishedKey(tableRoot, version);
+      // Published rows may have had their staged file cleaned up; unpublished ones have no log file.
+      const keys =
+        row === undefined
+          ? [logKey]
+          : row.published
+            ? [logKey, row.stagedKey]
+            : [row.stagedKey, logKey];
+      for (const key of keys) {
+        try {
+          const text = new TextDecoder().decode(await store.get(key));
+          return { version, actions: parseActions(text) };
+        } catch (err) {
+          if (!(err instanceof ObjectNotFoundError)) throw err;
+        }
+      }
+      throw internal(
+        "SILT_WINNING_COMMIT_MISSING",
+        `Version ${version} of table ${tableId} is ratified but neither ${keys.join(" nor ")} exists.`,
+      );
+    }),
+  );
+}
+
+function winnersLatestIct(winners: WinningCommit[]): number | undefined {
+  let ict: number | undefined;
+  for (const w of winners) {
+    for (const a of w.actions) {
+      if ("commitInfo" in a && typeof a.commitInfo.inCommitTimestamp === "number") {
+        ict = maxDefined(ict, a.commitInfo.inCommitTimestamp);
+      }
+    }
+  }
+  return ict;
+}
+
+const maxDefined = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined ? b : b === undefined ? a : Math.max(a, b);
+
+function backoffMs(lost: number, opts: CommitRequest["backoff"]): number {
+  const base = opts?.baseMs ?? DEFAULT_BACKOFF_BASE_MS;
+  const cap = opts?.capMs ?? DEFAULT_BACKOFF_CAP_MS;
+  return Math.random() * Math.min(cap, base * 2 ** (lost - 1));
+}
+
+const sleep = (ms: number): Promise<void> =>
+  ms <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,799 @@
+/**
+ * Log replay: the state of a table at a version.
+ *
+ * 1. List `_delta_log/` once (from the `_last_checkpoint` hint when loading the latest version, so
+ *    long logs stay cheap), and overlay the commits the catalog has ratified but perhaps not yet
+ *    published; the catalog's entry wins over a published `v.json`, and nothing above the
+ *    catalog's latest ratified version counts.
+ * 2. Pick the target version: the latest, a version, or the latest version committed at or before
+ *    a timestamp (in-commit timestamps where enabled, file modification times before that).
+ * 3. Pick the newest checkpoint at or below the target from which the commits up to the target
+ *    are contiguous; if it cannot be read, try older ones, then replay from version 0.
+ * 4. Replay checkpoint then commits: last protocol and metaData win, txn per appId, domain
+ *    metadata per domain (tombstones dropped), and files keyed by (path, DV unique id) where the
+ *    newest add or remove wins.
+ * 5. Refuse tables whose protocol needs reader features this engine does not implement.
+ */
+
+import { badRequest, notFound, SiltError, unsupportedFeature } from "../errors.ts";
+import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
+import {
+  type Action,
+  type AddFile,
+  type CommitInfo,
+  commitFileName,
+  type DomainMetadata,
+  LOG_DIR,
+  type Metadata,
+  type Protocol,
+  parseActions,
+  type RemoveFile,
+  type Txn,
+} from "./actions.ts";
+import { type LastCheckpoint, readCheckpoint, readLastCheckpoint } from "./checkpoint-reader.ts";
+import { dvUniqueId } from "./deletion-vectors.ts";
+import { type CheckpointFile, type LogListing, listLog } from "./log-listing.ts";
+
+/** Reader features whose data this engine reads correctly. Writers reuse the list. */
+export const SUPPORTED_READER_FEATURES: ReadonlySet<string> = new Set([
+  "catalogManaged",
+  "catalogOwned-preview",
+  "deletionVectors",
+  "v2Checkpoint",
+  "vacuumProtocolCheck",
+  "columnMapping",
+  "timestampNtz",
+]);
+
+/** Highest minReaderVersion understood (3 = table features). */
+export const MAX_READER_VERSION = 3;
+
+/** A commit the catalog ratified for a version, possibly not yet published as `v.json`. */
+export interface RatifiedCommit {
+  version: number;
+  /** Object key of the staged commit file, relative to the store root. */
+  key: string;
+  inCommitTimestamp?: number;
+}
+
+export interface SnapshotOptions {
+  /** Time travel to this version. */
+  version?: number;
+  /** Time travel to the latest version committed at or before this instant (epoch ms or text). */
+  timestamp?: number | string;
+  /** Ratified commits from the catalog; they take precedence over published files. */
+  ratified?: RatifiedCommit[];
+  /** The catalog's latest ratified version; published files above it are ignored. */
+  latestRatified?: number;
+}
+
+export interface Snapshot {
+  /** Key prefix of the table ("" or ending in "/"). */
+  tableRoot: string;
+  version: number;
+  /** Commit timestamp of `version` (epoch ms): its in-commit timestamp, else the file's mtime. */
+  timestamp: number;
+  protocol: Protocol;
+  metadata: Metadata;
+  /** Live files. */
+  files: AddFile[];
+  /** Remove tombstones still in the state. */
+  tombstones: RemoveFile[];
+  txns: Map<string, Txn>;
+  domainMetadata: Map<string, DomainMetadata>;
+  /** Version of the checkpoint the replay started from, if any. */
+  checkpointVersion: number | undefined;
+}
+
+export interface CommitHistoryEntry {
+  version: number;
+  timestamp: number;
+  commitInfo: CommitInfo;
+}
+
+const CONCURRENCY = 32;
+/** The commitInfo line of a Spark commit rarely exceeds this; longer ones cost one more GET. */
+const HEAD_BYTES = 16 * 1024;
+
+// ---------------------------------------------------------------------------------------------
+// Public API
+
+export async function loadSnapshot(
+  store: ObjectStore,
+  tableRoot: string,
+  opts: SnapshotOptions = {},
+): Promise<Snapshot> {
+  const ctx = newContext(store, tableRoot, opts);
+  if (opts.version !== undefined && opts.timestamp !== undefined) {
+    throw badRequest(
+      "INVALID_TIME_TRAVEL_SPEC",
+      "Cannot specify both version and timestamp when time travelling the table.",
+      "42K0E",
+    );
+  }
+  if (opts.version === undefined && opts.timestamp === undefined) return loadLatest(ctx);
+
+  const view = makeView(ctx, await listLog(store, tableRoot));
+  const latest = requireLatest(ctx, view);
+  if (opts.version !== undefined) {
+    const v = opts.version;
+    if (!Number.isInteger(v) || v < 0 || v > latest) throw versionNotFound(view, v);
+    const earliest = earliestVersion(view);
+    if (earliest !== undefined && v < earliest && !reconstructable(view, v)) {
+      throw versionNotFound(view, v);
+    }
+    return build(ctx, view, v);
+  }
+  const ts = parseTimestamp(opts.timestamp!);
+  const latestSnapshot = await build(ctx, view, latest);
+  const v = await versionAtTimestamp(ctx, view, latestSnapshot, ts);
+  return v === latest ? latestSnapshot : build(ctx, view, v);
+}
+
+/**
+ * Commit infos newest first (for DESCRIBE HISTORY), with each commit's timestamp: its in-commit
+ * timestamp when it carries one, else the commit file's modification time.
+ */
+export async function readCommitInfos(
+  store: ObjectStore,
+  tableRoot: string,
+  opts: { ratified?: RatifiedCommit[]; latestRatified?: number; limit?: number } = {},
+): Promise<CommitHistoryEntry[]> {
+  const ctx = newContext(store, tableRoot, opts);
+  const limit = opts.limit ?? Number.POSITIVE_INFINITY;
+  let view: LogView | undefined;
+  if (Number.isFinite(limit)) {
+    // The newest `limit` commits are usually all above the last checkpoint.
+    const hint = await readLastCheckpoint(store, tableRoot);
+    if (hint !== undefined && (ctx.cap === undefined || hint.version <= ctx.cap)) {
+      const partial = makeView(ctx, await listLog(store, tableRoot, { fromVersion: hint.version }));
+      if (partial.versions.length >= limit) view = partial;
+    }
+  }
+  view ??= makeView(ctx, await listLog(store, tableRoot));
+  requireLatest(ctx, view);
+  const versions = view.versions.slice().reverse().slice(0, limit);
+  return mapLimit(versions, CONCURRENCY, async (version) => {
+    const ref = view.commits.get(version)!;
+    const commitInfo = (await readCommitInfo(ctx, ref)) ?? {};
+    const ict = commitInfo.inCommitTimestamp;
+    const timestamp = typeof ict === "number" ? ict : (ref.ict ?? (await refMtime(ctx, ref)));
+    return { version, timestamp, commitInfo };
+  });
+}
+
+/** Fails unless every reader feature of the protocol is supported. */
+export function checkReadProtocol(protocol: Protocol): void {
+  if (protocol.minReaderVersion > MAX_READER_VERSION) {
+    throw badRequest(
+      "DELTA_INVALID_PROTOCOL_VERSION",
+      `Unsupported Delta protocol version: table requires reader version ` +
+        `${protocol.minReaderVersion} and writer version ${protocol.minWriterVersion}, but Silt ` +
+        `supports reader versions 1 to ${MAX_READER_VERSION}.`,
+      "KD004",
+    );
+  }
+  if (protocol.minReaderVersion < 3) return;
+  const missing = (protocol.readerFeatures ?? []).filter((f) => !SUPPORTED_READER_FEATURES.has(f));
+  if (missing.length > 0) throw unsupportedFeature(missing);
+}
+
+/**
+ * Identity of a logical file, (path, DV unique id). Paths are compared decoded and with a
+ * `file:` scheme dropped, so `/a%20b`, `file:/a b` and `file:///a%20b` are one file, as they are
+ * for Spark, which qualifies paths before comparing them.
+ */
+export function logicalFileKey(file: AddFile | RemoveFile): string {
+  const dv = file.deletionVector;
+  return dv ? `${canonicalPath(file.path)}\u0000${dvUniqueId(dv)}` : canonicalPath(file.path);
+}
+
+/**
+ * Epoch ms for a time-travel timestamp: a number as is; text as `YYYY-MM-DD`,
+ * `YYYY-MM-DD HH:MM[:SS[.fff]]` (UTC) or ISO-8601 with an optional zone.
+ */
+export function parseTimestamp(ts: number | string): number {
+  if (typeof ts === "number") {
+    if (Number.isFinite(ts)) return Math.floor(ts);
+    throw invalidTimestamp(String(ts));
+  }
+  const m =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(
+      ts.trim(),
+    );
+  if (!m) throw invalidTimestamp(ts);
+  const [, y, mo, d, h = "0", mi = "0", s = "0", frac = "", zone] = m;
+  const ms = Number(frac.padEnd(3, "0").slice(0, 3));
+  const local = Date.UTC(
+    Number(y),
+    Number(mo) - 1,
+    Number(d),
+    Number(h),
+    Number(mi),
+    Number(s),
+    ms,
+  );
+  const back = new Date(local);
+  if (
+    Number.isNaN(local) ||
+    back.getUTCFullYear() !== Number(y) ||
+    back.getUTCMonth() !== Number(mo) - 1 ||
+    back.getUTCDate() !== Number(d) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(s) > 59
+  ) {
+    throw invalidTimestamp(ts);
+  }
+  if (zone === undefined || zone.toUpperCase() === "Z") return local;
+  const sign = zone.startsWith("-") ? -1 : 1;
+  const digits = zone.slice(1).replace(":", "");
+  const offset = (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
+  return local - sign * offset;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Log view: published commits, ratified overrides and checkpoints, capped at latestRatified.
+
+interface CommitRef {
+  version: number;
+  key: string;
+  /** The published `v.json`, tried when a staged file was already cleaned up. */
+  publishedKey: string;
+  staged: boolean;
+  lastModified?: number;
+  ict?: number;
+}
+
+interface LogView {
+  commits: Map<number, CommitRef>;
+  /** Ascending versions that have a commit. */
+  versions: number[];
+  /** Ascending. */
+  checkpoints: CheckpointFile[];
+  latest: number | undefined;
+  listedFromVersion: number;
+}
+
+interface Ctx {
+  store: ObjectStore;
+  tableRoot: string;
+  ratified: Map<number, RatifiedCommit>;
+  cap: number | undefined;
+  /** One read per commit per call, shared by replay, timestamps and commit infos. */
+  actions: Map<string, Promise<Action[]>>;
+  mtimes: Map<string, Promise<number>>;
+}
+
+function newContext(
+  store: ObjectStore,
+  tableRoot: string,
+  opts: { ratified?: RatifiedCommit[]; latestRatified?: number },
+): Ctx {
+  const cap = opts.latestRatified;
+  const ratified = new Map<number, RatifiedCommit>();
+  for (const r of opts.ratified ?? [])
+    if (cap === undefined || r.version <= cap) ratified.set(r.version, r);
+  return { store, tableRoot, ratified, cap, actions: new Map(), mtimes: new Map() };
+}
+
+function makeView(ctx: Ctx, listing: LogListing): LogView {
+  const cap = ctx.cap ?? Number.POSITIVE_INFINITY;
+  const commits = new Map<number, CommitRef>();
+  for (const c of listing.commits) {
+    if (c.version > cap) continue;
+    commits.set(c.version, {
+      version: c.version,
+      key: c.key,
+      publishedKey: c.key,
+      staged: false,
+      lastModified: c.lastModified,
+    });
+  }
+  for (const r of ctx.ratified.values()) {
+    const published = commits.get(r.version);
+    const ref: CommitRef = {
+      version: r.version,
+      key: r.key,
+      publishedKey: `${ctx.tableRoot}${LOG_DIR}${commitFileName(r.version)}`,
+      staged: true,
+    };
+    // A staged file's own mtime is meaningless for history; the published copy's is no better,
+    // but it is free, so keep it as the last resort.
+    if (published?.lastModified !== undefined) ref.lastModified = published.lastModified;
+    if (r.inCommitTimestamp !== undefined) ref.ict = r.inCommitTimestamp;
+    commits.set(r.version, ref);
+  }
+  const versions = [...commits.keys()].sort((a, b) => a - b);
+  const checkpoints = listing.checkpoints.filter((c) => c.version <= cap);
+  let latest: number | undefined = Math.max(
+    versions.at(-1) ?? -1,
+    checkpoints.at(-1)?.version ?? -1,
+  );
+  // The catalog is authoritative about the latest version: a missing file is a gap, not an older
+  // table.
+  if (ctx.cap !== undefined && ctx.cap >= 0 && (versions.length > 0 || checkpoints.length > 0)) {
+    latest = ctx.cap;
+  }
+  if (latest < 0) latest = undefined;
+  return { commits, versions, checkpoints, latest, listedFromVersion: listing.listedFromVersion };
+}
+
+function requireLatest(ctx: Ctx, view: LogView): number {
+  if (view.latest === undefined) {
+    throw notFound(
+      "DELTA_TABLE_NOT_FOUND",
+      `Delta table ${ctx.tableRoot === "" ? "/" : ctx.tableRoot} doesn't exist: ` +
+        `${LOG_DIR} holds no commits or checkpoints.`,
+      "42P01",
+    );
+  }
+  return view.latest;
+}
+
+/**
+ * Oldest version reconstructable together with every version up to the latest: version 0 when
+ * the commit chain is complete, else the oldest checkpoint that the chain reaches.
+ */
+function earliestVersion(view: LogView): number | undefined {
+  const latest = view.latest;
+  if (latest === undefined) return undefined;
+  let start = latest + 1;
+  if (view.commits.has(latest)) {
+    start = latest;
+    while (view.commits.has(start - 1)) start--;
+  }
+  if (start === 0 && view.listedFromVersion === 0) return 0;
+  return view.checkpoints.find((c) => c.version >= start - 1 && c.version <= latest)?.version;
+}
+
+/** Highest version at or below `target` that replay cannot read a commit for; -1 if none. */
+function highestGap(view: LogView, target: number): number {
+  for (let v = target; v >= view.listedFromVersion; v--) if (!view.commits.has(v)) return v;
+  return view.listedFromVersion - 1;
+}
+
+function reconstructable(view: LogView, target: number): boolean {
+  const gap = highestGap(view, target);
+  return gap === -1 || view.checkpoints.some((c) => c.version >= gap && c.version <= target);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Building a snapshot
+
+/** Thrown when a listing that started at the checkpoint hint turns out to be insufficient. */
+class NeedsFullListing extends Error {}
+
+async function loadLatest(ctx: Ctx): Promise<Snapshot> {
+  const hint = await readLastCheckpoint(ctx.store, ctx.tableRoot);
+  if (hint !== undefined && (ctx.cap === undefined || hint.version <= ctx.cap)) {
+    const view = makeView(
+      ctx,
+      await listLog(ctx.store, ctx.tableRoot, { fromVersion: hint.version }),
+    );
+    if (view.latest !== undefined && view.checkpoints.length > 0) {
+      try {
+        return await build(ctx, view, view.latest, hint);
+      } catch (e) {
+        if (!(e instanceof NeedsFullListing)) throw e;
+      }
+    }
+  }
+  const view = makeView(ctx, await listLog(ctx.store, ctx.tableRoot));
+  return build(ctx, view, requireLatest(ctx, view), hint);
+}
+
+async function build(
+  ctx: Ctx,
+  view: LogView,
+  target: number,
+  hint?: LastCheckpoint,
+): Promise<Snapshot> {
+  const gap = highestGap(view, target);
+  const candidates = view.checkpoints
+    .filter((c) => c.version >= gap && c.version <= target)
+    .reverse();
+  let checkpoint: CheckpointFile | undefined;
+  let checkpointActions: Action[] = [];
+  let checkpointError: unknown;
+  for (const c of candidates) {
+    try {
+      checkpointActions = await readCheckpoint(ctx.store, ctx.tableRoot, c, hint);
+      checkpoint = c;
+      break;
+    } catch (e) {
+      checkpointError ??= e;
+    }
+  }
+  if (checkpoint === undefined && gap !== -1) {
+    if (view.listedFromVersion > 0) throw new NeedsFullListing();
+    throw missingLog(view, target, gap, checkpointError);
+  }
+
+  const start = checkpoint === undefined ? 0 : checkpoint.version + 1;
+  const versions: number[] = [];
+  for (let v = start; v <= target; v++) versions.push(v);
+  const commits = await mapLimit(versions, CONCURRENCY, (v) =>
+    readCommitActions(ctx, view.commits.get(v)!),
+  );
+
+  const state = new ReplayState();
+  state.apply(checkpointActions);
+  for (const actions of commits) state.apply(actions);
+  if (state.protocol === undefined) throw stateRecoverError("Protocol", target);
+  if (state.metadata === undefined) throw stateRecoverError("Metadata", target);
+  checkReadProtocol(state.protocol);
+
+  const ictEnabled = state.metadata.configuration["delta.enableInCommitTimestamps"] === "true";
+  const timestamp = await versionTimestamp(ctx, view, target, ictEnabled, checkpoint);
+  return {
+    tableRoot: ctx.tableRoot,
+    version: target,
+    timestamp,
+    protocol: state.protocol,
+    metadata: state.metadata,
+    files: [...state.files.values()],
+    tombstones: [...state.tombstones.values()],
+    txns: state.txns,
+    domainMetadata: state.liveDomains(),
+    checkpointVersion: checkpoint?.version,
+  };
+}
+
+class ReplayState {
+  protocol: Protocol | undefined;
+  metadata: Metadata | undefined;
+  files = new Map<string, AddFile>();
+  tombstones = new Map<string, RemoveFile>();
+  txns = new Map<string, Txn>();
+  domains = new Map<string, DomainMetadata>();
+
+  /** Actions of one commit, or of a checkpoint (whose order carries no meaning). */
+  apply(actions: Action[]): void {
+    for (const a of actions) {
+      if ("add" in a) {
+        const key = logicalFileKey(a.add);
+        this.tombstones.delete(key);
+        this.files.set(key, a.add);
+      } else if ("remove" in a) {
+        const key = logicalFileKey(a.remove);
+        this.files.delete(key);
+        this.tombstones.set(key, a.remove);
+      } else if ("metaData" in a) {
+        this.metadata = a.metaData;
+      } else if ("protocol" in a) {
+        this.protocol = a.protocol;
+      } else if ("txn" in a) {
+        this.txns.set(a.txn.appId, a.txn);
+      } else if ("domainMetadata" in a) {
+        this.domains.set(a.domainMetadata.domain, a.domainMetadata);
+      }
+    }
+  }
+
+  liveDomains(): Map<string, DomainMetadata> {
+    const out = new Map<string, DomainMetadata>();
+    for (const [k, d] of this.domains) if (!d.removed) out.set(k, d);
+    return out;
+  }
+}
+
+/**
+ * The commit timestamp of a version. With in-commit timestamps enabled at that version it is the
+ * commitInfo's inCommitTimestamp (which a later publish copy cannot change); otherwise the commit
+ * file's modification time, or the checkpoint's when only a checkpoint is left.
+ */
+async function versionTimestamp(
+  ctx: Ctx,
+  view: LogView,
+  version: number,
+  ictEnabled: boolean,
+  checkpoint?: CheckpointFile,
+): Promise<number> {
+  const ref = view.commits.get(version);
+  if (ref === undefined) {
+    const c = checkpoint ?? view.checkpoints.findLast((x) => x.version === version);
+    return c?.lastModified ?? 0;
+  }
+  if (ictEnabled) {
+    const ict = await refIct(ctx, ref);
+    if (ict !== undefined) return ict;
+  }
+  return refMtime(ctx, ref);
+}
+
+async function refIct(ctx: Ctx, ref: CommitRef): Promise<number | undefined> {
+  if (ref.ict !== undefined) return ref.ict;
+  const info = await readCommitInfo(ctx, ref);
+  const ict = info?.inCommitTimestamp;
+  return typeof ict === "number" ? ict : undefined;
+}
+
+function refMtime(ctx: Ctx, ref: CommitRef): Promise<number> {
+  if (ref.lastModified !== undefined) return Promise.resolve(ref.lastModified);
+  let p = ctx.mtimes.get(ref.key);
+  if (p === undefined) {
+    p = (async () => {
+      const info =
+        (await ctx.store.head(ref.key)) ??
+        (ref.publishedKey === ref.key ? undefined : await ctx.store.head(ref.publishedKey));
+      return info?.lastModified ?? 0;
+    })();
+    ctx.mtimes.set(ref.key, p);
+  }
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading commits
+
+async function getCommitBytes(ctx: Ctx, ref: CommitRef): Promise<Uint8Array> {
+  try {
+    return await ctx.store.get(ref.key);
+  } catch (e) {
+    // Publishing may have copied the staged file and cleaned it up since the catalog answered.
+    if (e instanceof ObjectNotFoundError && ref.staged) return ctx.store.get(ref.publishedKey);
+    throw e;
+  }
+}
+
+function readCommitActions(ctx: Ctx, ref: CommitRef): Promise<Action[]> {
+  let p = ctx.actions.get(ref.key);
+  if (p === undefined) {
+    p = (async () => {
+      const bytes = await getCommitBytes(ctx, ref);
+      try {
+        return parseActions(new TextDecoder().decode(bytes));
+      } catch (e) {
+        throw new SiltError(
+          "DELTA_STATE_RECOVER_ERROR",
+          `Commit file ${ref.key} for version ${ref.version} is not valid newline-delimited ` +
+            `JSON: ${(e as Error).message}`,
+          500,
+          "XXKDS",
+        );
+      }
+    })();
+    ctx.actions.set(ref.key, p);
+  }
+  return p;
+}
+
+/**
+ * The commitInfo of a commit, reading as little as possible: writers put it on the first line
+ * (mandatory with in-commit timestamps), so a ranged read of the head usually suffices.
+ */
+async function readCommitInfo(ctx: Ctx, ref: CommitRef): Promise<CommitInfo | undefined> {
+  const cached = ctx.actions.get(ref.key);
+  if (cached !== undefined) return findCommitInfo(await cached);
+  let head: Uint8Array;
+  try {
+    head = await ctx.store.getRange(ref.key, 0, HEAD_BYTES);
+  } catch (e) {
+    if (!(e instanceof ObjectNotFoundError && ref.staged)) throw e;
+    head = await ctx.store.getRange(ref.publishedKey, 0, HEAD_BYTES);
+  }
+  const text = new TextDecoder().decode(head);
+  const whole = head.length < HEAD_BYTES;
+  const lines = text.split("\n");
+  // The last piece of a partial read may be a cut line.
+  const complete = whole ? lines : lines.slice(0, -1);
+  for (const line of complete) {
+    const trimmed = line.trim();
+    if (trimmed === "") continue;
+    if (!trimmed.startsWith('{"commitInfo"')) continue;
+    try {
+      return (JSON.parse(trimmed) as { commitInfo: CommitInfo }).commitInfo;
+    } catch {
+      break;
+    }
+  }
+  if (whole) return undefined;
+  return findCommitInfo(await readCommitActions(ctx, ref));
+}
+
+function findCommitInfo(actions: Action[]): CommitInfo | undefined {
+  for (const a of actions) if ("commitInfo" in a) return a.commitInfo;
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timestamp time travel
+
+async function versionAtTimestamp(
+  ctx: Ctx,
+  view: LogView,
+  latestSnapshot: Snapshot,
+  ts: number,
+): Promise<number> {
+  const latest = latestSnapshot.version;
+  const earliest = earliestVersion(view) ?? view.versions[0] ?? latest;
+  const config = latestSnapshot.metadata.configuration;
+  const ict = config["delta.enableInCommitTimestamps"] === "true";
+  const enablementVersion = optionalInt(config["delta.inCommitTimestampEnablementVersion"]);
+  const enablementTimestamp = optionalInt(config["delta.inCommitTimestampEnablementTimestamp"]);
+  // Versions from the enablement version on are searched by in-commit timestamp, older ones by
+  // file modification time; the enablement timestamp says which side a query falls on. A table
+  // created with ICT (no enablement version), or whose pre-ICT commits are gone, is all ICT.
+  const ictFrom = ict
+    ? Math.min(Math.max(enablementVersion ?? earliest, earliest), latest)
+    : latest + 1;
+  const allIct = ictFrom === earliest;
+  const mtimeHi = Math.min(ictFrom - 1, latest);
+  // File modification times can go backwards (copies, clock skew); like Spark, treat each as at
+  // least one millisecond after its predecessor.
+  let mtimes: number[] | undefined;
+  const monotonicMtimes = async () => {
+    if (mtimes === undefined) {
+      mtimes = await mapLimit(range(earliest, mtimeHi), CONCURRENCY, (v) =>
+        versionTimestamp(ctx, view, v, false),
+      );
+      for (let i = 1; i < mtimes.length; i++) mtimes[i] = Math.max(mtimes[i]!, mtimes[i - 1]! + 1);
+    }
+    return mtimes;
+  };
+
+  const latestTs = ict ? latestSnapshot.timestamp : (await monotonicMtimes()).at(-1)!;
+  if (ts > latestTs) {
+    throw badRequest(
+      "DELTA_TIMESTAMP_GREATER_THAN_COMMIT",
+      `The provided timestamp (${javaTimestamp(ts)}) is after the latest version available to ` +
+        `this table (${javaTimestamp(latestTs)}). Please use a timestamp before or at ` +
+        `${secondsTimestamp(latestTs)}.`,
+      "42816",
+    );
+  }
+  const tooEarly = (earliestTs: number) =>
+    badRequest(
+      "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION",
+      `The provided timestamp (${javaTimestamp(ts)}) is before the earliest version available ` +
+        `to this table (${javaTimestamp(earliestTs)}). Please use a timestamp after ` +
+        `${secondsTimestamp(earliestTs)}.`,
+      "42816",
+    );
+
+  if (ict && (allIct || enablementTimestamp === undefined || ts >= enablementTimestamp)) {
+    const at = (v: number) => versionTimestamp(ctx, view, v, true);
+    const first = await at(ictFrom);
+    if (ts >= first) return lastAtOrBefore(ictFrom, latest, ts, at);
+    if (allIct) throw tooEarly(first);
+  }
+  const times = await monotonicMtimes();
+  if (times.length === 0 || ts < times[0]!) {
+    throw tooEarly(times[0] ?? (await versionTimestamp(ctx, view, earliest, ict)));
+  }
+  let i = times.length - 1;
+  while (i > 0 && times[i]! > ts) i--;
+  return earliest + i;
+}
+
+/** Binary search for the last version in [lo, hi] with timestamp <= ts, given at(lo) <= ts. */
+async function lastAtOrBefore(
+  lo: number,
+  hi: number,
+  ts: number,
+  at: (v: number) => Promise<number>,
+): Promise<number> {
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if ((await at(mid)) <= ts) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+function optionalInt(v: string | undefined): number | undefined {
+  if (v === undefined || v.trim() === "") return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+const two = (n: number) => String(n).padStart(2, "0");
+
+/** `yyyy-MM-dd HH:mm:ss`, UTC. */
+function secondsTimestamp(ms: number): string {
+  const d = new Date(ms);
+  return (
+    `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ` +
+    `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`
+  );
+}
+
+/** java.sql.Timestamp#toString in UTC, as Spark prints timestamps in these messages. */
+function javaTimestamp(ms: number): string {
+  const millis = ((ms % 1000) + 1000) % 1000;
+  const frac = millis === 0 ? "0" : String(millis).padStart(3, "0").replace(/0+$/, "");
+  return `${secondsTimestamp(ms)}.${frac}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+function versionNotFound(view: LogView, v: number): SiltError {
+  const latest = view.latest ?? 0;
+  const earliest = earliestVersion(view) ?? latest;
+  return badRequest(
+    "DELTA_VERSION_NOT_FOUND",
+    `Cannot time travel Delta table to version ${v}. Available versions: [${earliest}, ${latest}].`,
+    "22003",
+  );
+}
+
+function stateRecoverError(what: "Protocol" | "Metadata", version: number): SiltError {
+  return new SiltError(
+    "DELTA_STATE_RECOVER_ERROR",
+    `The ${what} of your Delta table could not be recovered while Reconstructing version: ` +
+      `${version}. Did you manually delete files in the _delta_log directory?`,
+    500,
+    "XXKDS",
+  );
+}
+
+function missingLog(view: LogView, target: number, gap: number, cause: unknown): SiltError {
+  const why =
+    cause === undefined ? "" : ` A checkpoint could not be read: ${(cause as Error).message}`;
+  if (view.versions.some((v) => v < gap)) {
+    const listed = view.versions.filter((v) => v <= target);
+    return new SiltError(
+      "DELTA_VERSIONS_NOT_CONTIGUOUS",
+      `Versions (${listed.join(", ")}) are not contiguous. A gap in the delta log was detected ` +
+        `at version ${gap} while trying to load version ${target}.${why}`,
+      500,
+      "KD00C",
+    );
+  }
+  return new SiltError(
+    "DELTA_LOG_FILE_NOT_FOUND",
+    `Unable to retrieve the delta log files to construct table version ${target}: version ` +
+      `${gap} is missing and no usable checkpoint covers it.${why}`,
+    500,
+    "42K03",
+  );
+}
+
+function invalidTimestamp(text: string): SiltError {
+  return badRequest(
+    "DELTA_TIMESTAMP_INVALID",
+    `The provided timestamp (${text}) cannot be converted to a valid timestamp.`,
+    "42816",
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+function canonicalPath(path: string): string {
+  let p = path;
+  if (p.startsWith("file://")) p = p.slice("file://".length);
+  else if (p.startsWith("file:/")) p = p.slice("file:".length);
+  if (!p.includes("%")) return p;
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return p;
+  }
+}
+
+function range(lo: number, hi: number): number[] {
+  const out: number[] = [];
+  for (let v = lo; v <= hi; v++) out.push(v);
+  return out;
+}
+
+/** Promise.all over `items` with at most `limit` calls in flight; results keep input order. */
+async function mapLimit<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}

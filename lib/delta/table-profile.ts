@@ -1,0 +1,204 @@
+/**
+ * The protocol and properties every new Silt table gets, as the catalog of seeds/002 prescribes:
+ * requirements (catalogManaged, deletionVectors, v2Checkpoint, vacuumProtocolCheck,
+ * inCommitTimestamp) that a caller cannot turn off, and suggestions (column mapping in name mode,
+ * row tracking, domain metadata) that a caller may override through TBLPROPERTIES.
+ *
+ * 1. Reject TBLPROPERTIES that contradict a requirement, with the catalog's message.
+ * 2. Reject unknown `delta.*` keys, as Delta does, so typos do not pass silently.
+ * 3. Turn on each suggestion the caller did not override.
+ * 4. Derive the protocol from the resulting properties and the schema (timestamp_ntz needs its
+ *    own feature).
+ */
+import { randomUUID } from "node:crypto";
+import { badRequest } from "../errors.ts";
+import type { Protocol } from "./actions.ts";
+
+/** Property -> value the catalog insists on. */
+const REQUIRED_PROPERTIES: Record<string, string> = {
+  "delta.enableDeletionVectors": "true",
+  "delta.checkpointPolicy": "v2",
+  "delta.enableInCommitTimestamps": "true",
+};
+
+/** Features a catalog-managed table must list, in the order Spark lists them. */
+const REQUIRED_FEATURES = [
+  "catalogManaged",
+  "deletionVectors",
+  "v2Checkpoint",
+  "vacuumProtocolCheck",
+  "inCommitTimestamp",
+] as const;
+
+/** Features read by readers as well as writers (the rest are writer-only). */
+const READER_WRITER_FEATURES = new Set([
+  "catalogManaged",
+  "deletionVectors",
+  "v2Checkpoint",
+  "vacuumProtocolCheck",
+  "columnMapping",
+  "timestampNtz",
+]);
+
+/** Every `delta.*` table property Silt understands; anything else under `delta.` is a typo. */
+const KNOWN_DELTA_PROPERTIES = new Set([
+  ...Object.keys(REQUIRED_PROPERTIES),
+  "delta.appendOnly",
+  "delta.checkpointInterval",
+  "delta.checkpointRetentionDuration",
+  "delta.columnMapping.mode",
+  "delta.columnMapping.maxColumnId",
+  "delta.dataSkippingNumIndexedCols",
+  "delta.dataSkippingStatsColumns",
+  "delta.deletedFileRetentionDuration",
+  "delta.enableChangeDataFeed",
+  "delta.enableRowTracking",
+  "delta.isolationLevel",
+  "delta.logRetentionDuration",
+  "delta.minReaderVersion",
+  "delta.minWriterVersion",
+  "delta.randomizeFilePrefixes",
+  "delta.targetFileSize",
+  "delta.tuneFileSizesForRewrites",
+  "delta.rowTracking.materializedRowIdColumnName",
+  "delta.rowTracking.materializedRowCommitVersionColumnName",
+]);
+
+/** Properties only Silt itself may set. */
+const RESERVED_PROPERTIES = new Set([
+  "io.unitycatalog.tableId",
+  "delta.columnMapping.maxColumnId",
+  "delta.rowTracking.materializedRowIdColumnName",
+  "delta.rowTracking.materializedRowCommitVersionColumnName",
+]);
+
+export interface TableProfile {
+  protocol: Protocol;
+  /** The table's properties (metaData.configuration), before column-mapping bookkeeping. */
+  configuration: Record<string, string>;
+  columnMapping: boolean;
+  rowTracking: boolean;
+}
+
+/**
+ * Validates caller-supplied TBLPROPERTIES for a new table named `tableName` and returns the
+ * protocol and configuration to commit at version 0.
+ */
+export function newTableProfile(
+  tableName: string,
+  tableId: string,
+  requested: Record<string, string>,
+  opts: { usesTimestampNtz: boolean },
+): TableProfile {
+  const props: Record<string, string> = {};
+  for (const [rawKey, value] of Object.entries(requested)) {
+    // Delta property keys are case-insensitive; store them in their canonical spelling.
+    const key = canonicalKey(rawKey);
+    if (RESERVED_PROPERTIES.has(key)) {
+      throw badRequest(
+        "INVALID_PARAMETER_VALUE",
+        `Cannot create table ${tableName}: table property '${key}' is managed by the catalog and cannot be set. Remove the TBLPROPERTIES entry and retry.`,
+      );
+    }
+    const required = REQUIRED_PROPERTIES[key];
+    if (required !== undefined && value.toLowerCase() !== required) {
+      throw requirementError(tableName, key, required, value);
+    }
+    if (key.startsWith("delta.feature.")) {
+      const feature = key.slice("delta.feature.".length);
+      if (isRequiredFeature(feature) && value.toLowerCase() !== "supported") {
+        throw requirementError(tableName, key, "supported", value);
+      }
+      if (value.toLowerCase() !== "supported" && value.toLowerCase() !== "enabled") {
+        throw badRequest(
+          "DELTA_UNSUPPORTED_FEATURE_STATUS",
+          `Table feature ${feature} must be 'supported' to be enabled through '${key}', but it is '${value}'.`,
+          "0AKDE",
+        );
+      }
+      // `delta.feature.*` is an instruction about the protocol, not a stored property.
+      continue;
+    }
+    if (key.startsWith("delta.") && !KNOWN_DELTA_PROPERTIES.has(key)) {
+      throw badRequest(
+        "DELTA_UNKNOWN_CONFIGURATION",
+        `Unknown configuration was specified: ${rawKey}`,
+        "F0000",
+      );
+    }
+    props[key] = value;
+  }
+
+  const mappingMode = (props["delta.columnMapping.mode"] ?? "name").toLowerCase();
+  if (!["none", "name", "id"].includes(mappingMode)) {
+    throw badRequest(
+      "DELTA_MODE_NOT_SUPPORTED",
+      `Specified mode '${props["delta.columnMapping.mode"]}' is not supported for 'delta.columnMapping.mode'. Supported modes are: none, name, id.`,
+      "0AKDC",
+    );
+  }
+  const rowTracking = (props["delta.enableRowTracking"] ?? "true").toLowerCase() === "true";
+
+  const configuration: Record<string, string> = { ...REQUIRED_PROPERTIES };
+  for (const [k, v] of Object.entries(props)) configuration[k] = v;
+  configuration["delta.columnMapping.mode"] = mappingMode;
+  configuration["delta.enableRowTracking"] = String(rowTracking);
+  if (rowTracking) {
+    configuration["delta.rowTracking.materializedRowIdColumnName"] = `_row-id-col-${randomUUID()}`;
+    configuration["delta.rowTracking.materializedRowCommitVersionColumnName"] =
+      `_row-commit-version-col-${randomUUID()}`;
+  }
+  configuration["io.unitycatalog.tableId"] = tableId;
+
+  const features: string[] = [...REQUIRED_FEATURES];
+  if (mappingMode !== "none") features.push("columnMapping");
+  if (opts.usesTimestampNtz) features.push("timestampNtz");
+  if (rowTracking) features.push("rowTracking");
+  // Suggested on its own and required by row tracking.
+  features.push("domainMetadata");
+  for (const [rawKey, value] of Object.entries(requested)) {
+    const key = canonicalKey(rawKey);
+    if (key.startsWith("delta.feature.") && value.toLowerCase() !== "disabled") {
+      const feature = key.slice("delta.feature.".length);
+      if (!features.includes(feature)) features.push(feature);
+    }
+  }
+
+  return {
+    protocol: protocolFor(features),
+    configuration,
+    columnMapping: mappingMode !== "none",
+    rowTracking,
+  };
+}
+
+/** Reader 3 / writer 7 with each feature in the list(s) it belongs to. */
+export function protocolFor(features: string[]): Protocol {
+  return {
+    minReaderVersion: 3,
+    minWriterVersion: 7,
+    readerFeatures: features.filter((f) => READER_WRITER_FEATURES.has(f)),
+    writerFeatures: [...features],
+  };
+}
+
+function isRequiredFeature(feature: string): boolean {
+  return (REQUIRED_FEATURES as readonly string[]).includes(feature);
+}
+
+function requirementError(tableName: string, key: string, required: string, supplied: string) {
+  return badRequest(
+    "INVALID_PARAMETER_VALUE",
+    `Cannot create table ${tableName}: catalog requires table property '${key}'='${required}' but the caller supplied '${key}'='${supplied}'. Remove the conflicting TBLPROPERTIES entry and retry.`,
+  );
+}
+
+const CANONICAL = new Map(
+  [...KNOWN_DELTA_PROPERTIES, ...RESERVED_PROPERTIES].map((k) => [k.toLowerCase(), k]),
+);
+
+function canonicalKey(key: string): string {
+  const lower = key.toLowerCase();
+  if (lower.startsWith("delta.feature.")) return `delta.feature.${key.slice(14)}`;
+  return CANONICAL.get(lower) ?? key;
+}

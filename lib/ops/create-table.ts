@@ -1,0 +1,247 @@
+/**
+ * CREATE TABLE for a catalog-managed Delta table (seeds/002, seeds/000).
+ *
+ * 1. Validate everything that can be checked without side effects: the name, the format (DELTA
+ *    only), the columns and their types, the partition columns, and the TBLPROPERTIES against the
+ *    catalog's requirements.
+ * 2. Reserve the name in the catalog (state CREATING) and receive a fresh table id and location.
+ *    IF NOT EXISTS on a taken name stops here and changes nothing.
+ * 3. Assign column-mapping ids and physical names, build protocol + metaData (+ the row-tracking
+ *    high-water mark when rows come with the create, as CTAS will).
+ * 4. Commit version 0 through the arbiter like any other commit.
+ * 5. Activate the catalog entry. On any failure before that, drop the reservation so the name is
+ *    free again; the staged files it leaves are unreachable and VACUUM's concern.
+ */
+import type * as arrow from "apache-arrow";
+import type { TableEntry } from "../catalog/catalog-store.ts";
+import type { QualifiedName } from "../catalog/names.ts";
+import { commitTransaction } from "../commit/transaction.ts";
+import type { SiltContext } from "../context.ts";
+import type { Action, Metadata } from "../delta/actions.ts";
+import { assignColumnMapping, COLUMN_MAPPING_MAX_ID_KEY } from "../delta/column-mapping.ts";
+import {
+  assertSupportedTypes,
+  checkDuplicateColumns,
+  type DataType,
+  isArray,
+  isMap,
+  isStruct,
+  parseSparkTypeName,
+  type StructField,
+  type StructType,
+  serializeSchema,
+} from "../delta/schema.ts";
+import { newTableProfile } from "../delta/table-profile.ts";
+import { badRequest, SiltError } from "../errors.ts";
+import { displayName, resolveName } from "./open-table.ts";
+import { writeDataFiles } from "./write-files.ts";
+
+export interface ColumnSpec {
+  name: string;
+  /** Spark SQL type name ("INT", "DECIMAL(10,2)", "ARRAY<STRING>") or a parsed Delta type. */
+  type: string | DataType;
+  nullable?: boolean;
+  comment?: string;
+}
+
+export interface CreateTableRequest {
+  name: string | QualifiedName;
+  defaults?: { catalog?: string; schema?: string };
+  columns: ColumnSpec[];
+  partitionedBy?: string[];
+  properties?: Record<string, string>;
+  ifNotExists?: boolean;
+  /** Table format; managed tables must be DELTA. */
+  using?: string;
+  comment?: string;
+  /** Rows to write in version 0 (CTAS), already in the logical schema. */
+  data?: arrow.Table;
+  /** Overrides the commit's operation name (CTAS). */
+  operation?: string;
+}
+
+export interface CreateTableResult {
+  created: boolean;
+  tableId: string;
+  version: number;
+}
+
+export async function createTable(
+  ctx: SiltContext,
+  req: CreateTableRequest,
+): Promise<CreateTableResult> {
+  const qn = typeof req.name === "string" ? resolveName(req.name, req.defaults) : req.name;
+  const tableName = displayName(qn);
+  if (req.using !== undefined && req.using.toLowerCase() !== "delta") {
+    throw badRequest(
+      "INVALID_PARAMETER_VALUE",
+      `Unity Catalog does not support non-Delta managed table (format '${req.using}'). Add USING DELTA.`,
+    );
+  }
+  const schema = buildSchema(req.columns);
+  const partitionColumns = resolvePartitionColumns(schema, req.partitionedBy ?? []);
+  const properties = req.properties ?? {};
+  const usesTimestampNtz = serializeSchema(schema).includes(`"timestamp_ntz"`);
+  // Validation pass before anything is written; the id is only known after the reservation.
+  newTableProfile(tableName, "", properties, { usesTimestampNtz });
+
+  let entry: TableEntry;
+  try {
+    entry = await ctx.catalog.beginCreateTable(qn.catalog, qn.schema, qn.table, {
+      owner: ctx.principal,
+    });
+  } catch (err) {
+    if (
+      req.ifNotExists &&
+      err instanceof SiltError &&
+      err.errorClass === "TABLE_OR_VIEW_ALREADY_EXISTS"
+    ) {
+      const existing = await ctx.catalog.getTable(qn.catalog, qn.schema, qn.table);
+      return { created: false, tableId: existing.tableId, version: -1 };
+    }
+    throw err;
+  }
+
+  try {
+    const profile = newTableProfile(tableName, entry.tableId, properties, { usesTimestampNtz });
+    let tableSchema = schema;
+    const configuration = profile.configuration;
+    if (profile.columnMapping) {
+      const mapped = assignColumnMapping(schema, 0);
+      tableSchema = mapped.schema;
+      configuration[COLUMN_MAPPING_MAX_ID_KEY] = String(mapped.maxColumnId);
+    }
+    const now = ctx.clock();
+    const metadata: Metadata = {
+      id: entry.tableId,
+      name: qn.table,
+      description: req.comment ?? null,
+      format: { provider: "parquet", options: {} },
+      schemaString: serializeSchema(tableSchema),
+      partitionColumns,
+      configuration,
+      createdTime: now,
+    };
+    const actions: Action[] = [{ metaData: metadata }, { protocol: profile.protocol }];
+    const metrics: Record<string, string> = {};
+    if (req.data !== undefined) {
+      const written = await writeDataFiles(ctx, {
+        tableRoot: entry.location,
+        metadata,
+        data: req.data,
+        version: 0,
+        rowIdHighWaterMark: -1,
+      });
+      actions.push(...written.actions);
+      Object.assign(metrics, written.metrics);
+    }
+    const result = await commitTransaction({
+      store: ctx.store,
+      arbiter: ctx.arbiter,
+      tableId: entry.tableId,
+      tableRoot: entry.location,
+      tableName,
+      readVersion: -1,
+      actions,
+      commitInfo: {
+        operation: req.operation ?? "CREATE TABLE",
+        operationParameters: {
+          partitionBy: JSON.stringify(partitionColumns),
+          clusterBy: "[]",
+          description: req.comment ?? null,
+          isManaged: "true",
+          properties: JSON.stringify(configuration),
+        },
+        isBlindAppend: true,
+        operationMetrics: metrics,
+      },
+      clock: ctx.clock,
+      rowTracking: profile.rowTracking,
+      readRowIdHighWaterMark: -1,
+    });
+    await ctx.catalog.activateTable(entry);
+    ctx.logger.info("table created", {
+      table: tableName,
+      tableId: entry.tableId,
+      operation: req.operation ?? "CREATE TABLE",
+      version: result.version,
+    });
+    return { created: true, tableId: entry.tableId, version: result.version };
+  } catch (err) {
+    await ctx.catalog.abortCreateTable(entry).catch(() => false);
+    throw err;
+  }
+}
+
+/** Columns -> Delta schema, rejecting empty, duplicate and unsupported definitions. */
+export function buildSchema(columns: ColumnSpec[]): StructType {
+  if (!Array.isArray(columns) || columns.length === 0) {
+    throw badRequest(
+      "DELTA_EMPTY_SCHEMA",
+      "A table needs at least one column. List its columns, e.g. (id INT, name STRING).",
+      "42000",
+    );
+  }
+  const fields: StructField[] = columns.map((c, i) => {
+    if (typeof c?.name !== "string" || c.name.trim() === "") {
+      throw badRequest(
+        "INVALID_COLUMN_NAME",
+        `Column ${i + 1} has no name. Give every column a non-empty name.`,
+        "42000",
+      );
+    }
+    if (/\p{Cc}/u.test(c.name)) {
+      throw badRequest(
+        "INVALID_COLUMN_NAME",
+        `Column name '${c.name}' contains a control character.`,
+        "42000",
+      );
+    }
+    const type = typeof c.type === "string" ? parseSparkTypeName(c.type) : c.type;
+    const metadata: Record<string, unknown> = {};
+    if (c.comment !== undefined) metadata.comment = c.comment;
+    return { name: c.name, type, nullable: c.nullable ?? true, metadata };
+  });
+  const schema: StructType = { type: "struct", fields };
+  checkDuplicateColumns(schema);
+  assertSupportedTypes(schema);
+  return schema;
+}
+
+/** Partition columns as the schema spells them; primitive types only, not every column. */
+export function resolvePartitionColumns(schema: StructType, requested: string[]): string[] {
+  const out: string[] = [];
+  for (const name of requested) {
+    const field = schema.fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
+    if (field === undefined) {
+      throw badRequest(
+        "DELTA_PARTITION_COLUMN_NOT_FOUND",
+        `Partition column \`${name}\` not found in schema [${schema.fields.map((f) => f.name).join(", ")}].`,
+        "42703",
+      );
+    }
+    if (out.includes(field.name)) {
+      throw badRequest(
+        "COLUMN_ALREADY_EXISTS",
+        `The column \`${field.name}\` is listed twice in PARTITIONED BY.`,
+        "42711",
+      );
+    }
+    if (isStruct(field.type) || isArray(field.type) || isMap(field.type)) {
+      throw badRequest(
+        "DELTA_INVALID_PARTITION_COLUMN_TYPE",
+        `Using column \`${field.name}\` of type ${typeof field.type === "object" ? field.type.type.toUpperCase() : field.type} as a partition column is not supported.`,
+        "42996",
+      );
+    }
+    out.push(field.name);
+  }
+  if (out.length > 0 && out.length === schema.fields.length) {
+    throw badRequest(
+      "DELTA_CANNOT_USE_ALL_COLUMNS_FOR_PARTITION",
+      "Cannot use all columns for partition columns",
+      "428FT",
+    );
+  }
+  return out;
+}

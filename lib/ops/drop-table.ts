@@ -1,0 +1,55 @@
+/**
+ * DROP TABLE for a managed table: the catalog forgets the name and the table's files go.
+ *
+ * 1. Mark the entry DROPPING, so readers stop seeing the table at once and a crash mid-way is
+ *    recognisable and resumable.
+ * 2. Delete every object under the table's location (data, deletion vectors, the whole log).
+ * 3. Remove the catalog entry. Arbiter rows stay: they are keyed by the table id, which is never
+ *    reused, and they record the history of what was ratified.
+ */
+import type { SiltContext } from "../context.ts";
+import { SiltError } from "../errors.ts";
+import { displayName, resolveName } from "./open-table.ts";
+
+export async function dropTable(
+  ctx: SiltContext,
+  name: string,
+  opts: { ifExists?: boolean; defaults?: { catalog?: string; schema?: string } } = {},
+): Promise<{ dropped: boolean; deletedObjects: number }> {
+  const qn = resolveName(name, opts.defaults);
+  let entry: Awaited<ReturnType<typeof ctx.catalog.getTable>>;
+  try {
+    entry = await ctx.catalog.getTable(qn.catalog, qn.schema, qn.table);
+  } catch (err) {
+    if (opts.ifExists && err instanceof SiltError && err.status === 404) {
+      return { dropped: false, deletedObjects: 0 };
+    }
+    throw err;
+  }
+  const dropping = await ctx.catalog.beginDropTable(entry);
+  const deletedObjects = await deletePrefix(ctx, dropping.location);
+  await ctx.catalog.finishDropTable(dropping);
+  ctx.logger.info("table dropped", {
+    table: displayName(qn),
+    tableId: entry.tableId,
+    operation: "DROP TABLE",
+    deletedObjects,
+  });
+  return { dropped: true, deletedObjects };
+}
+
+/** Deletes every object under `prefix` in pages, so huge tables never sit in memory at once. */
+export async function deletePrefix(ctx: SiltContext, prefix: string): Promise<number> {
+  let batch: string[] = [];
+  let total = 0;
+  for await (const obj of ctx.store.list(prefix)) {
+    batch.push(obj.key);
+    if (batch.length === 1000) {
+      await ctx.store.deleteMany(batch);
+      total += batch.length;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) await ctx.store.deleteMany(batch);
+  return total + batch.length;
+}

@@ -1,0 +1,63 @@
+/**
+ * Rows a caller hands to a write, brought to the table's logical schema: JSON rows through the
+ * validating converter, Arrow tables by matching columns by name and conforming their types. Bad
+ * input fails here, before any file is written.
+ */
+import * as arrow from "apache-arrow";
+import { conformData } from "../data/cast.ts";
+import { rowsToArrow } from "../data/json-rows.ts";
+import { combineChunks } from "../data/kernels.ts";
+import { type StructType, toArrowType } from "../delta/schema.ts";
+import { badRequest } from "../errors.ts";
+
+export type InputRows = { rows: unknown[] } | { arrow: arrow.Table };
+
+export function toTableRows(input: InputRows, schema: StructType, tableName: string): arrow.Table {
+  if ("rows" in input) {
+    if (!Array.isArray(input.rows)) {
+      throw badRequest("INVALID_REQUEST", "Field 'rows' must be an array of rows.");
+    }
+    return rowsToArrow(input.rows, schema, { tableName });
+  }
+  return conformArrow(input.arrow, schema);
+}
+
+function conformArrow(source: arrow.Table, schema: StructType): arrow.Table {
+  const table = combineChunks(source);
+  const byName = new Map(table.schema.fields.map((f, i) => [f.name.toLowerCase(), i]));
+  for (const f of table.schema.fields) {
+    if (!schema.fields.some((s) => s.name.toLowerCase() === f.name.toLowerCase())) {
+      throw badRequest(
+        "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+        `A column, variable, or function parameter with name \`${f.name}\` cannot be resolved. Did you mean one of the following? [${schema.fields.map((s) => `\`${s.name}\``).join(", ")}].`,
+        "42703",
+      );
+    }
+  }
+  const n = table.numRows;
+  const fields = schema.fields.map((f) => new arrow.Field(f.name, toArrowType(f.type), f.nullable));
+  const children = schema.fields.map((f, i) => {
+    const index = byName.get(f.name.toLowerCase());
+    if (index === undefined) {
+      if (!f.nullable) throw notNull(f.name);
+      return arrow.makeData({ type: fields[i].type, length: n, nullCount: n } as never);
+    }
+    const data = table.batches[0]?.data.children[index];
+    if (data === undefined) return arrow.makeData({ type: fields[i].type, length: 0 } as never);
+    if (!f.nullable && data.nullCount > 0) throw notNull(f.name);
+    return conformData(data, fields[i].type, f.name);
+  });
+  const arrowSchema = new arrow.Schema(fields);
+  const batch = new arrow.RecordBatch(
+    arrowSchema,
+    arrow.makeData({ type: new arrow.Struct(fields), length: n, nullCount: 0, children }),
+  );
+  return new arrow.Table(arrowSchema, [batch]);
+}
+
+const notNull = (column: string) =>
+  badRequest(
+    "DELTA_NOT_NULL_CONSTRAINT_VIOLATED",
+    `NOT NULL constraint violated for column: ${column}.`,
+    "23502",
+  );

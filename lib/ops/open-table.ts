@@ -1,0 +1,95 @@
+/**
+ * Resolves a table name to its catalog entry and a snapshot, the way every operation starts:
+ *
+ * 1. Look the name up in the catalog (only ACTIVE tables are visible).
+ * 2. Ask the arbiter for the latest ratified version and the ratified-but-unpublished commits.
+ * 3. Publish those commits (cooperative publishing: whoever sees them finishes them), but read
+ *    through the catalog's view either way, so a failed publish never hides a ratified commit.
+ * 4. Replay the log at the requested version or timestamp, or the latest.
+ */
+
+import type { TableEntry } from "../catalog/catalog-store.ts";
+import type { NameDefaults } from "../catalog/names.ts";
+import { parseQualifiedName, type QualifiedName } from "../catalog/names.ts";
+import { catalogView, publishRows } from "../commit/publisher.ts";
+import type { SiltContext } from "../context.ts";
+import { type ColumnMappingMode, columnMappingMode } from "../delta/column-mapping.ts";
+import { parseSchema, type StructType } from "../delta/schema.ts";
+import { loadSnapshot, type Snapshot } from "../delta/snapshot.ts";
+import { badRequest } from "../errors.ts";
+
+export interface TimeTravel {
+  version?: number;
+  timestamp?: number | string;
+}
+
+export interface OpenTable {
+  name: QualifiedName;
+  entry: TableEntry;
+  snapshot: Snapshot;
+  /** Logical schema at the snapshot. */
+  schema: StructType;
+  mappingMode: ColumnMappingMode;
+}
+
+export function resolveName(name: string, defaults?: NameDefaults): QualifiedName {
+  return parseQualifiedName(name, defaults ?? {});
+}
+
+export async function openTable(
+  ctx: SiltContext,
+  name: string | QualifiedName,
+  opts: TimeTravel & { defaults?: NameDefaults } = {},
+): Promise<OpenTable> {
+  const qn = typeof name === "string" ? resolveName(name, opts.defaults) : name;
+  const entry = await ctx.catalog.getTable(qn.catalog, qn.schema, qn.table);
+  const snapshot = await readSnapshot(ctx, entry, opts);
+  return describeSnapshot(qn, entry, snapshot);
+}
+
+export async function readSnapshot(
+  ctx: SiltContext,
+  entry: TableEntry,
+  travel: TimeTravel = {},
+): Promise<Snapshot> {
+  const view = await catalogView(ctx.arbiter, entry.tableId);
+  if (view.ratified.length > 0) {
+    const rows = await ctx.arbiter.unpublished(entry.tableId);
+    await publishRows(ctx.store, ctx.arbiter, entry.location, rows).catch((err: unknown) =>
+      ctx.logger.warn("cooperative publish failed; reading through the catalog view", {
+        tableId: entry.tableId,
+        error: String(err),
+      }),
+    );
+  }
+  if (travel.version !== undefined && travel.timestamp !== undefined) {
+    throw badRequest(
+      "INVALID_TIME_TRAVEL_SPEC",
+      "Cannot specify both version and timestamp when time travelling the table.",
+      "42K0E",
+    );
+  }
+  return loadSnapshot(ctx.store, entry.location, {
+    version: travel.version,
+    timestamp: travel.timestamp,
+    ratified: view.ratified,
+    latestRatified: view.latestRatified,
+  });
+}
+
+export function describeSnapshot(
+  name: QualifiedName,
+  entry: TableEntry,
+  snapshot: Snapshot,
+): OpenTable {
+  return {
+    name,
+    entry,
+    snapshot,
+    schema: parseSchema(snapshot.metadata.schemaString),
+    mappingMode: columnMappingMode(snapshot.metadata.configuration),
+  };
+}
+
+/** `catalog`.`schema`.`table` the way Spark prints it in messages. */
+export const displayName = (qn: QualifiedName): string => `${qn.catalog}.${qn.schema}.${qn.table}`;

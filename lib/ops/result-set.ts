@@ -1,0 +1,17 @@
+/** The shape every read-like operation answers with (DESIGN §6): typed columns, JSON rows. */
+export interface ResultColumn {
+  name: string;
+  /** Spark type name: "bigint", "string", "map<string,string>", … */
+  type: string;
+}
+
+export interface ResultSet {
+  columns: ResultColumn[];
+  rows: unknown[][];
+}
+
+/** Epoch milliseconds as DESIGN §6 encodes timestamps: ISO-8601 UTC with microseconds. */
+export function isoMicros(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, -1)}000Z`;
+}

@@ -1,0 +1,49 @@
+/**
+ * What a writer must check before touching a table: every writer feature is one Silt honours,
+ * and whether new files need row ids.
+ */
+import type { Metadata, Protocol } from "../delta/actions.ts";
+import type { Snapshot } from "../delta/snapshot.ts";
+import { SiltError, unsupportedFeature } from "../errors.ts";
+
+/** Writer features whose rules Silt's writers follow. */
+export const SUPPORTED_WRITER_FEATURES: ReadonlySet<string> = new Set([
+  "appendOnly",
+  "invariants",
+  "catalogManaged",
+  "catalogOwned-preview",
+  "deletionVectors",
+  "v2Checkpoint",
+  "vacuumProtocolCheck",
+  "inCommitTimestamp",
+  "columnMapping",
+  "rowTracking",
+  "domainMetadata",
+  "timestampNtz",
+]);
+
+/** Fails unless Silt can write the table; returns whether new files get row ids. */
+export function checkWriteProtocol(protocol: Protocol, metadata: Metadata): boolean {
+  if (protocol.minWriterVersion > 7) {
+    throw new SiltError(
+      "DELTA_INVALID_PROTOCOL_VERSION",
+      `Unsupported Delta protocol version: the table requires writer version ${protocol.minWriterVersion}, but Silt supports up to 7.`,
+      400,
+      "KD004",
+    );
+  }
+  const missing = (protocol.writerFeatures ?? []).filter((f) => !SUPPORTED_WRITER_FEATURES.has(f));
+  if (missing.length > 0) throw unsupportedFeature(missing, true);
+  return (
+    (protocol.writerFeatures ?? []).includes("rowTracking") &&
+    metadata.configuration["delta.rowTrackingSuspended"] !== "true"
+  );
+}
+
+/** The `delta.rowTracking` high-water mark of a snapshot, -1 when no row id was handed out. */
+export function rowTrackingHighWaterMark(snapshot: Snapshot): number {
+  const domain = snapshot.domainMetadata.get("delta.rowTracking");
+  if (domain === undefined) return -1;
+  const parsed = JSON.parse(domain.configuration) as { rowIdHighWaterMark?: number };
+  return typeof parsed.rowIdHighWaterMark === "number" ? parsed.rowIdHighWaterMark : -1;
+}
