@@ -1,11 +1,10 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
+import { type DuckDBConnection, DuckDBInstance } from "@duckdb/node-api";
 import * as arrow from "apache-arrow";
 import { parquetMetadata } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SiltError } from "../lib/errors.ts";
 import {
   footerColumnIndex,
   type RangeSource,
@@ -14,6 +13,7 @@ import {
   writeParquet,
 } from "../lib/data/parquet.ts";
 import { DecimalValue } from "../lib/data/stats.ts";
+import { SiltError } from "../lib/errors.ts";
 
 const GOLDEN = join(import.meta.dirname, "../../shared/fixtures/delta/golden");
 
@@ -105,7 +105,10 @@ function decimalAt(v: arrow.Vector, i: number): bigint | null {
   return BigInt.asIntN(128, x);
 }
 
-function tableOf(columns: Record<string, arrow.Data | arrow.Vector>, meta?: Record<string, string>) {
+function tableOf(
+  columns: Record<string, arrow.Data | arrow.Vector>,
+  meta?: Record<string, string>,
+) {
   const fields: arrow.Field[] = [];
   const children: arrow.Data[] = [];
   let length = 0;
@@ -140,7 +143,10 @@ function primitiveTable(): arrow.Table {
       9007199254740993n,
       -5n,
     ]),
-    f32: arrow.vectorFromArray([1.5, -0.25, null, 3.4e38, Number.NaN, 0, 1e-7], new arrow.Float32()),
+    f32: arrow.vectorFromArray(
+      [1.5, -0.25, null, 3.4e38, Number.NaN, 0, 1e-7],
+      new arrow.Float32(),
+    ),
     f64: arrow.vectorFromArray(
       [1.5, -0.25, null, Number.MAX_VALUE, Number.NaN, Number.NEGATIVE_INFINITY, 5e-324],
       new arrow.Float64(),
@@ -149,7 +155,15 @@ function primitiveTable(): arrow.Table {
     s: arrow.vectorFromArray(strs, new arrow.Utf8()),
     ls: arrow.vectorFromArray(strs, new arrow.LargeUtf8()),
     bin: arrow.vectorFromArray(
-      [Uint8Array.of(0, 255), null, new Uint8Array(0), Uint8Array.of(1), Uint8Array.of(2), null, Uint8Array.of(3, 4, 5)],
+      [
+        Uint8Array.of(0, 255),
+        null,
+        new Uint8Array(0),
+        Uint8Array.of(1),
+        Uint8Array.of(2),
+        null,
+        Uint8Array.of(3, 4, 5),
+      ],
       new arrow.Binary(),
     ),
     d32: new arrow.Data(new arrow.DateDay(), 0, N, 1, [
@@ -157,12 +171,52 @@ function primitiveTable(): arrow.Table {
       Int32Array.from(dates, (d) => d ?? 0),
       bitmap(dates.map((d) => d !== null)),
     ] as never),
-    d64: int64Data(new arrow.DateMillisecond(), [0n, 86_400_000n, null, -86_400_000n, 1_641_600_000_000n, 0n, 0n]),
-    ts_us_utc: int64Data(new arrow.TimestampMicrosecond("UTC"), [0n, 1n, null, -1n, 1_700_000_000_123_456n, 0n, 5n]),
-    ts_us_ntz: int64Data(new arrow.TimestampMicrosecond(), [0n, 1n, null, -1n, 1_700_000_000_123_456n, 0n, 5n]),
-    ts_ms: int64Data(new arrow.TimestampMillisecond("UTC"), [0n, 1n, null, -1n, 1_700_000_000_123n, 0n, 5n]),
+    d64: int64Data(new arrow.DateMillisecond(), [
+      0n,
+      86_400_000n,
+      null,
+      -86_400_000n,
+      1_641_600_000_000n,
+      0n,
+      0n,
+    ]),
+    ts_us_utc: int64Data(new arrow.TimestampMicrosecond("UTC"), [
+      0n,
+      1n,
+      null,
+      -1n,
+      1_700_000_000_123_456n,
+      0n,
+      5n,
+    ]),
+    ts_us_ntz: int64Data(new arrow.TimestampMicrosecond(), [
+      0n,
+      1n,
+      null,
+      -1n,
+      1_700_000_000_123_456n,
+      0n,
+      5n,
+    ]),
+    ts_ms: int64Data(new arrow.TimestampMillisecond("UTC"), [
+      0n,
+      1n,
+      null,
+      -1n,
+      1_700_000_000_123n,
+      0n,
+      5n,
+    ]),
     ts_s: int64Data(new arrow.TimestampSecond("UTC"), [0n, 1n, null, -1n, 1_700_000_000n, 0n, 5n]),
-    ts_ns: int64Data(new arrow.TimestampNanosecond("UTC"), [0n, 1999n, null, -1n, 1_700_000_000_123_456_789n, 0n, 5000n]),
+    ts_ns: int64Data(new arrow.TimestampNanosecond("UTC"), [
+      0n,
+      1999n,
+      null,
+      -1n,
+      1_700_000_000_123_456_789n,
+      0n,
+      5000n,
+    ]),
     dec9: decimalData([950n, -1n, null, 999999999n, -999999999n, 0n, 1n], 9, 2),
     dec18: decimalData([1n, -(10n ** 17n), null, 10n ** 18n - 1n, 0n, 5n, -5n], 18, 4),
     dec38: decimalData([1n, -(10n ** 37n), null, 10n ** 38n - 1n, 0n, 5n, -5n], 38, 10),
@@ -180,12 +234,16 @@ function nestedTable(): arrow.Table {
   ]);
   const listT = new arrow.List(new arrow.Field("element", new arrow.Int64(), true));
   const listOfStructT = new arrow.List(
-    new arrow.Field("element", new arrow.Struct([new arrow.Field("v", new arrow.Float64(), true)]), true),
+    new arrow.Field(
+      "element",
+      new arrow.Struct([new arrow.Field("v", new arrow.Float64(), true)]),
+      true,
+    ),
   );
   const mapT = new arrow.Map_(
     new arrow.Field(
       "key_value",
-      new arrow.Struct([
+      new arrow.Struct<{ key: arrow.Utf8; value: arrow.Int32 }>([
         new arrow.Field("key", new arrow.Utf8(), false),
         new arrow.Field("value", new arrow.Int32(), true),
       ]),
@@ -201,7 +259,15 @@ function nestedTable(): arrow.Table {
     li: arrow.vectorFromArray([[1n, 2n], null, [], [null, 5n]], listT),
     los: arrow.vectorFromArray([[{ v: 1.5 }, null], [], null, [{ v: null }]], listOfStructT),
     m: arrow.vectorFromArray(
-      [new Map([["a", 1], ["b", null]]), null, new Map(), new Map([["z", 26]])],
+      [
+        new Map([
+          ["a", 1],
+          ["b", null],
+        ]),
+        null,
+        new Map(),
+        new Map([["z", 26]]),
+      ],
       mapT,
     ),
   });
@@ -234,7 +300,21 @@ describe("writeParquet / readParquet round trip", () => {
     const t = primitiveTable();
     const back = await readParquet(writeParquet(t));
     expect(back.numRows).toBe(N);
-    for (const name of ["i8", "i16", "i32", "i64", "f32", "f64", "b", "s", "ls", "bin", "d32", "ts_us_utc", "ts_us_ntz"]) {
+    for (const name of [
+      "i8",
+      "i16",
+      "i32",
+      "i64",
+      "f32",
+      "f64",
+      "b",
+      "s",
+      "ls",
+      "bin",
+      "d32",
+      "ts_us_utc",
+      "ts_us_ntz",
+    ]) {
       expect(columnValues(back, name), name).toEqual(columnValues(t, name));
     }
     for (const name of ["dec9", "dec18", "dec38"]) {
@@ -245,16 +325,34 @@ describe("writeParquet / readParquet round trip", () => {
     }
     // Date64 becomes day dates; every timestamp unit becomes microseconds.
     expect(String(back.getChild("d64")!.type)).toBe("Date32<DAY>");
-    expect(columnValues(back, "d64")).toEqual([0, 86_400_000, null, -86_400_000, 1_641_600_000_000, 0, 0]);
+    expect(columnValues(back, "d64")).toEqual([
+      0,
+      86_400_000,
+      null,
+      -86_400_000,
+      1_641_600_000_000,
+      0,
+      0,
+    ]);
     const micros = (name: string) => {
       const v = back.getChild(name)!;
       expect(v.type).toBeInstanceOf(arrow.Timestamp);
       expect((v.type as arrow.Timestamp).unit).toBe(arrow.TimeUnit.MICROSECOND);
       expect((v.type as arrow.Timestamp).timezone).toBe("UTC");
-      return Array.from({ length: N }, (_, i) => (v.isValid(i) ? (v.data[0].values as BigInt64Array)[i] : null));
+      return Array.from({ length: N }, (_, i) =>
+        v.isValid(i) ? (v.data[0].values as BigInt64Array)[i] : null,
+      );
     };
     expect(micros("ts_ms")).toEqual([0n, 1000n, null, -1000n, 1_700_000_000_123_000n, 0n, 5000n]);
-    expect(micros("ts_s")).toEqual([0n, 1_000_000n, null, -1_000_000n, 1_700_000_000_000_000n, 0n, 5_000_000n]);
+    expect(micros("ts_s")).toEqual([
+      0n,
+      1_000_000n,
+      null,
+      -1_000_000n,
+      1_700_000_000_000_000n,
+      0n,
+      5_000_000n,
+    ]);
     // Nanoseconds are floored to microseconds, also before 1970.
     expect(micros("ts_ns")).toEqual([0n, 1n, null, -1n, 1_700_000_000_123_456n, 0n, 5n]);
   });
@@ -293,9 +391,18 @@ describe("writeParquet / readParquet round trip", () => {
 describe("column and row-group selection", () => {
   const rows = 10_000;
   const big = tableOf({
-    id: int64Data(new arrow.Int64(), Array.from({ length: rows }, (_, i) => BigInt(i))),
-    name: arrow.vectorFromArray(Array.from({ length: rows }, (_, i) => (i % 7 === 0 ? null : `n${i}`)), new arrow.Utf8()),
-    v: arrow.vectorFromArray(Array.from({ length: rows }, (_, i) => i / 2), new arrow.Float64()),
+    id: int64Data(
+      new arrow.Int64(),
+      Array.from({ length: rows }, (_, i) => BigInt(i)),
+    ),
+    name: arrow.vectorFromArray(
+      Array.from({ length: rows }, (_, i) => (i % 7 === 0 ? null : `n${i}`)),
+      new arrow.Utf8(),
+    ),
+    v: arrow.vectorFromArray(
+      Array.from({ length: rows }, (_, i) => i / 2),
+      new arrow.Float64(),
+    ),
   });
   const bytes = writeParquet(big, { rowGroupSize: 1000 });
 
@@ -408,14 +515,26 @@ describe("readParquetFooter", () => {
       physicalType: "INT64",
       logicalType: { type: "TIMESTAMP", isAdjustedToUTC: true, unit: "MICROS" },
     });
-    expect(leaf("ts_us_ntz").logicalType).toEqual({ type: "TIMESTAMP", isAdjustedToUTC: false, unit: "MICROS" });
-    for (const name of ["ts_ms", "ts_s", "ts_ns"]) expect(leaf(name).logicalType).toMatchObject({ unit: "MICROS" });
+    expect(leaf("ts_us_ntz").logicalType).toEqual({
+      type: "TIMESTAMP",
+      isAdjustedToUTC: false,
+      unit: "MICROS",
+    });
+    for (const name of ["ts_ms", "ts_s", "ts_ns"])
+      expect(leaf(name).logicalType).toMatchObject({ unit: "MICROS" });
     expect(leaf("d32")).toMatchObject({ physicalType: "INT32", logicalType: { type: "DATE" } });
     expect(leaf("d64")).toMatchObject({ physicalType: "INT32", logicalType: { type: "DATE" } });
     expect(leaf("dec9")).toMatchObject({ physicalType: "INT32", precision: 9, scale: 2 });
     expect(leaf("dec18")).toMatchObject({ physicalType: "INT64", precision: 18, scale: 4 });
-    expect(leaf("dec38")).toMatchObject({ physicalType: "FIXED_LEN_BYTE_ARRAY", precision: 38, scale: 10 });
-    expect(leaf("s")).toMatchObject({ physicalType: "BYTE_ARRAY", logicalType: { type: "STRING" } });
+    expect(leaf("dec38")).toMatchObject({
+      physicalType: "FIXED_LEN_BYTE_ARRAY",
+      precision: 38,
+      scale: 10,
+    });
+    expect(leaf("s")).toMatchObject({
+      physicalType: "BYTE_ARRAY",
+      logicalType: { type: "STRING" },
+    });
   });
 
   it("reads a footer larger than the first ranged read", async () => {
@@ -525,10 +644,13 @@ describe("DuckDB reads what we write", () => {
       maxd: dayStr(Math.max(...present(days))),
       sf: String(present(flags).filter(Boolean).length),
       cf: String(present(flags).length),
-      mints: String(present(ts).reduce((a, b) => (b < a ? b : a))),
-      maxts: String(present(ts).reduce((a, b) => (b > a ? b : a))),
-      sdec: new DecimalValue(present(decs).reduce((a, b) => a + b, 0n), 2).toString(),
-      mindec: new DecimalValue(present(decs).reduce((a, b) => (b < a ? b : a)), 2).toString(),
+      mints: String(bigMin(present(ts))),
+      maxts: String(bigMax(present(ts))),
+      sdec: new DecimalValue(
+        present(decs).reduce((a, b) => a + b, 0n),
+        2,
+      ).toString(),
+      mindec: new DecimalValue(bigMin(present(decs)), 2).toString(),
     });
     const [schemaRow] = await duck(
       `select type, logical_type::varchar lt from parquet_schema(${sqlPath(path)}) where name = 'ts'`,
@@ -547,7 +669,10 @@ describe("files written by Spark", () => {
       const time = t.getChild("time")!;
       expect(time.type).toBeInstanceOf(arrow.Timestamp);
       for (let i = 0; i < t.numRows; i++) {
-        ours.push([t.getChild("id")!.get(i) as number, time.isValid(i) ? Number(time.get(i)) : null]);
+        ours.push([
+          t.getChild("id")!.get(i) as number,
+          time.isValid(i) ? Number(time.get(i)) : null,
+        ]);
       }
     }
     ours.sort((a, b) => a[0] - b[0]);
@@ -686,6 +811,18 @@ describe("files written by Spark", () => {
   });
 });
 
+function bigMin(xs: bigint[]): bigint {
+  let m = xs[0];
+  for (const x of xs) if (x < m) m = x;
+  return m;
+}
+
+function bigMax(xs: bigint[]): bigint {
+  let m = xs[0];
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
+
 /** DuckDB prints decimals with their scale; DecimalValue switches to E notation for tiny ones. */
 function normalizeDuckDecimals(row: Record<string, unknown>): Record<string, string | null> {
   const out: Record<string, string | null> = {};
@@ -696,7 +833,10 @@ function normalizeDuckDecimals(row: Record<string, unknown>): Record<string, str
     }
     const s = String(v);
     const [int, frac = ""] = s.replace("-", "").split(".");
-    out[k] = new DecimalValue(BigInt((s.startsWith("-") ? "-" : "") + int + frac), frac.length).toString();
+    out[k] = new DecimalValue(
+      BigInt((s.startsWith("-") ? "-" : "") + int + frac),
+      frac.length,
+    ).toString();
   }
   return out;
 }

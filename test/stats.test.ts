@@ -20,12 +20,17 @@ const GOLDEN = join(import.meta.dirname, "../../shared/fixtures/delta/golden");
 function loggedFiles(table: string): { path: string; stats: string }[] {
   const out: { path: string; stats: string }[] = [];
   const log = join(GOLDEN, table, "_delta_log");
-  for (const f of readdirSync(log).filter((n) => n.endsWith(".json")).sort()) {
+  for (const f of readdirSync(log)
+    .filter((n) => n.endsWith(".json"))
+    .sort()) {
     for (const line of readFileSync(join(log, f), "utf8").split("\n")) {
       if (!line.trim()) continue;
       const action = JSON.parse(line);
       if (action.add?.stats) {
-        out.push({ path: join(GOLDEN, table, decodeURIComponent(action.add.path)), stats: action.add.stats });
+        out.push({
+          path: join(GOLDEN, table, decodeURIComponent(action.add.path)),
+          stats: action.add.stats,
+        });
       }
     }
   }
@@ -126,6 +131,18 @@ function decimalData(values: (bigint | null)[], precision: number, scale: number
   );
 }
 
+function bigMin(xs: bigint[]): bigint {
+  let m = xs[0];
+  for (const x of xs) if (x < m) m = x;
+  return m;
+}
+
+function bigMax(xs: bigint[]): bigint {
+  let m = xs[0];
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
+
 /** Splits a table into batches at the given row counts (to exercise cross-batch merging). */
 function rebatch(t: arrow.Table, cuts: number[]): arrow.Table {
   const batches: arrow.RecordBatch[] = [];
@@ -163,11 +180,17 @@ describe("computeFileStats against stats Spark wrote", () => {
       expect(files.length, table).toBeGreaterThan(0);
       for (const file of files) {
         const raw = await readParquet(new Uint8Array(readFileSync(file.path)));
-        const ts = raw.schema.fields.filter((f) => arrow.DataType.isTimestamp(f.type)).map((f) => f.name);
+        const ts = raw.schema.fields
+          .filter((f) => arrow.DataType.isTimestamp(f.type))
+          .map((f) => f.name);
         const ours = parsedStats(computeFileStats(asUtcTimestamps(raw, ts)));
         const spark = JSON.parse(file.stats);
-        expect(normalizeInstants(ours.minValues), table).toEqual(normalizeInstants(spark.minValues));
-        expect(normalizeInstants(ours.maxValues), table).toEqual(normalizeInstants(spark.maxValues));
+        expect(normalizeInstants(ours.minValues), table).toEqual(
+          normalizeInstants(spark.minValues),
+        );
+        expect(normalizeInstants(ours.maxValues), table).toEqual(
+          normalizeInstants(spark.maxValues),
+        );
         expect(ours.nullCount, table).toEqual(spark.nullCount);
         expect(ours.numRecords).toBe(spark.numRecords);
       }
@@ -256,10 +279,16 @@ describe("computeFileStats", () => {
       f: arrow.vectorFromArray([1.5, Number.NaN, -2], new arrow.Float64()),
       f32: arrow.vectorFromArray([0.1, 46.566, null], new arrow.Float32()),
       nan: arrow.vectorFromArray([Number.NaN, null, Number.NaN], new arrow.Float64()),
-      inf: arrow.vectorFromArray([Number.POSITIVE_INFINITY, 1, Number.NEGATIVE_INFINITY], new arrow.Float64()),
+      inf: arrow.vectorFromArray(
+        [Number.POSITIVE_INFINITY, 1, Number.NEGATIVE_INFINITY],
+        new arrow.Float64(),
+      ),
       b: arrow.vectorFromArray([true, null, false], new arrow.Bool()),
       bin: arrow.vectorFromArray([Uint8Array.of(1), null, null], new arrow.Binary()),
-      d: arrow.vectorFromArray([new Date(Date.UTC(2024, 1, 29)), null, new Date(Date.UTC(1969, 11, 31))], new arrow.DateDay()),
+      d: arrow.vectorFromArray(
+        [new Date(Date.UTC(2024, 1, 29)), null, new Date(Date.UTC(1969, 11, 31))],
+        new arrow.DateDay(),
+      ),
       ts: int64Data(new arrow.TimestampMicrosecond("UTC"), [1_700_000_000_123_999n, -1n, null]),
       ntz: int64Data(new arrow.TimestampMicrosecond(), [1_700_000_000_123_999n, 5n, null]),
       tsns: int64Data(new arrow.TimestampNanosecond("UTC"), [1_999_999n, -1n, null]),
@@ -267,7 +296,10 @@ describe("computeFileStats", () => {
       dec: decimalData([950n, -1n, null], 5, 2),
       s: arrow.vectorFromArray(["b", null, "aé"], new arrow.Utf8()),
       allnull: arrow.vectorFromArray([null, null, null], new arrow.Utf8()),
-      li: arrow.vectorFromArray([[1], null, []], new arrow.List(new arrow.Field("e", new arrow.Int32()))),
+      li: arrow.vectorFromArray(
+        [[1], null, []],
+        new arrow.List(new arrow.Field("e", new arrow.Int32())),
+      ),
     });
     const s = computeFileStats(t);
     expect(s.numRecords).toBe(3);
@@ -338,7 +370,12 @@ describe("computeFileStats", () => {
     expect(s.maxValues.l).toBe(9007199254740993n);
     expect(serializeStats(s)).toContain('"minValues":{"l":-9223372036854775808}');
     const u = computeFileStats(
-      tableOf({ u: new arrow.Data(new arrow.Uint64(), 0, 2, 0, [undefined, BigUint64Array.of(2n ** 64n - 1n, 1n)] as never) }),
+      tableOf({
+        u: new arrow.Data(new arrow.Uint64(), 0, 2, 0, [
+          undefined,
+          BigUint64Array.of(2n ** 64n - 1n, 1n),
+        ] as never),
+      }),
     );
     expect(u.maxValues.u).toBe(2n ** 64n - 1n);
     expect(u.minValues.u).toBe(1);
@@ -347,11 +384,23 @@ describe("computeFileStats", () => {
   it("counts a nested leaf as null where its struct is null, and mirrors the struct shape", () => {
     const structT = new arrow.Struct([
       new arrow.Field("x", new arrow.Int32(), true),
-      new arrow.Field("inner", new arrow.Struct([new arrow.Field("y", new arrow.Utf8(), true), new arrow.Field("z", new arrow.Bool(), true)]), true),
+      new arrow.Field(
+        "inner",
+        new arrow.Struct([
+          new arrow.Field("y", new arrow.Utf8(), true),
+          new arrow.Field("z", new arrow.Bool(), true),
+        ]),
+        true,
+      ),
     ]);
     const t = tableOf({
       st: arrow.vectorFromArray(
-        [{ x: 1, inner: { y: "q", z: true } }, null, { x: 99, inner: null }, { x: null, inner: { y: "a", z: null } }],
+        [
+          { x: 1, inner: { y: "q", z: true } },
+          null,
+          { x: 99, inner: null },
+          { x: null, inner: { y: "a", z: null } },
+        ],
         structT,
       ),
       n: arrow.vectorFromArray([1, 2, 3, 4], new arrow.Int8()),
@@ -377,8 +426,15 @@ describe("computeFileStats", () => {
       c: arrow.vectorFromArray([4], new arrow.Int32()),
     });
     expect(computeFileStats(t, { numIndexedCols: 2 }).nullCount).toEqual({ a: 0, s: { p: 0 } });
-    expect(computeFileStats(t, { numIndexedCols: 3 }).maxValues).toEqual({ a: 1, s: { p: 2, q: 3 } });
-    expect(computeFileStats(t, { numIndexedCols: -1 }).maxValues).toEqual({ a: 1, s: { p: 2, q: 3 }, c: 4 });
+    expect(computeFileStats(t, { numIndexedCols: 3 }).maxValues).toEqual({
+      a: 1,
+      s: { p: 2, q: 3 },
+    });
+    expect(computeFileStats(t, { numIndexedCols: -1 }).maxValues).toEqual({
+      a: 1,
+      s: { p: 2, q: 3 },
+      c: 4,
+    });
     expect(computeFileStats(t, { numIndexedCols: 0 })).toEqual({
       numRecords: 1,
       minValues: {},
@@ -386,13 +442,19 @@ describe("computeFileStats", () => {
       nullCount: {},
       tightBounds: true,
     });
-    expect(computeFileStats(t, { columnNames: ["C", ["s", "Q"]] }).maxValues).toEqual({ s: { q: 3 }, c: 4 });
+    expect(computeFileStats(t, { columnNames: ["C", ["s", "Q"]] }).maxValues).toEqual({
+      s: { q: 3 },
+      c: 4,
+    });
     expect(computeFileStats(t, { columnNames: ["s"] }).maxValues).toEqual({ s: { p: 2, q: 3 } });
     expect(computeFileStats(t, { tightBounds: false }).tightBounds).toBe(false);
   });
 
   it("handles dictionary-encoded strings through the entries rows use", () => {
-    const v = arrow.vectorFromArray(["m", null, "c", "m", "x"], new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32()));
+    const v = arrow.vectorFromArray(
+      ["m", null, "c", "m", "x"],
+      new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32()),
+    );
     const t = tableOf({ d: v }).slice(0, 4);
     const s = computeFileStats(t);
     expect(s.minValues.d).toBe("c");
@@ -406,60 +468,82 @@ describe("computeFileStats", () => {
     const row = fc.record({
       i: fc.option(fc.integer(), { nil: null }),
       f: fc.option(
-        fc.oneof(fc.double().map((x) => (Object.is(x, -0) ? 0 : x)), fc.constant(Number.NaN)),
+        fc.oneof(
+          fc.double().map((x) => (Object.is(x, -0) ? 0 : x)),
+          fc.constant(Number.NaN),
+        ),
         { nil: null },
       ),
       l: fc.option(fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }), { nil: null }),
       s: fc.option(fc.string({ unit: "binary", maxLength: 40 }), { nil: null }),
     });
     fc.assert(
-      fc.property(fc.array(row, { maxLength: 60 }), fc.array(fc.nat(60), { maxLength: 4 }), (rows, cuts) => {
-        const t = rebatch(
-          tableOf({
-            i: arrow.vectorFromArray(rows.map((r) => r.i), new arrow.Int32()),
-            f: arrow.vectorFromArray(rows.map((r) => r.f), new arrow.Float64()),
-            l: int64Data(new arrow.Int64(), rows.map((r) => r.l)),
-            s: arrow.vectorFromArray(rows.map((r) => r.s), new arrow.Utf8()),
-          }),
-          [...cuts].sort((a, b) => a - b),
-        );
-        const s = computeFileStats(t);
-        const present = <K extends keyof (typeof rows)[number]>(k: K) =>
-          rows.map((r) => r[k]).filter((v) => v !== null) as NonNullable<(typeof rows)[number][K]>[];
-        const ints = present("i");
-        const floats = present("f");
-        const longs = present("l");
-        const strs = present("s").sort(utf8Cmp);
-        const num = (v: bigint) => (v >= -(2n ** 53n) + 1n && v <= 2n ** 53n - 1n ? Number(v) : v);
-        const expectedMin: Record<string, unknown> = {};
-        const expectedMax: Record<string, unknown> = {};
-        if (ints.length) {
-          expectedMin.i = Math.min(...ints);
-          expectedMax.i = Math.max(...ints);
-        }
-        if (floats.length) {
-          const real = floats.filter((x) => !Number.isNaN(x));
-          expectedMin.f = real.length ? Math.min(...real) : Number.NaN;
-          expectedMax.f = real.length === floats.length ? Math.max(...real) : Number.NaN;
-        }
-        if (longs.length) {
-          expectedMin.l = num(longs.reduce((a, b) => (b < a ? b : a)));
-          expectedMax.l = num(longs.reduce((a, b) => (b > a ? b : a)));
-        }
-        if (strs.length) {
-          expectedMin.s = truncateMin(strs[0], 32);
-          expectedMax.s = truncateMax(strs[strs.length - 1], 32);
-        }
-        expect(s.minValues).toEqual(expectedMin);
-        expect(s.maxValues).toEqual(expectedMax);
-        expect(s.nullCount).toEqual({
-          i: rows.length - ints.length,
-          f: rows.length - floats.length,
-          l: rows.length - longs.length,
-          s: rows.length - strs.length,
-        });
-        expect(s.numRecords).toBe(rows.length);
-      }),
+      fc.property(
+        fc.array(row, { maxLength: 60 }),
+        fc.array(fc.nat(60), { maxLength: 4 }),
+        (rows, cuts) => {
+          const t = rebatch(
+            tableOf({
+              i: arrow.vectorFromArray(
+                rows.map((r) => r.i),
+                new arrow.Int32(),
+              ),
+              f: arrow.vectorFromArray(
+                rows.map((r) => r.f),
+                new arrow.Float64(),
+              ),
+              l: int64Data(
+                new arrow.Int64(),
+                rows.map((r) => r.l),
+              ),
+              s: arrow.vectorFromArray(
+                rows.map((r) => r.s),
+                new arrow.Utf8(),
+              ),
+            }),
+            [...cuts].sort((a, b) => a - b),
+          );
+          const s = computeFileStats(t);
+          const present = <K extends keyof (typeof rows)[number]>(k: K) =>
+            rows.map((r) => r[k]).filter((v) => v !== null) as NonNullable<
+              (typeof rows)[number][K]
+            >[];
+          const ints = present("i");
+          const floats = present("f");
+          const longs = present("l");
+          const strs = present("s").sort(utf8Cmp);
+          const num = (v: bigint) =>
+            v >= -(2n ** 53n) + 1n && v <= 2n ** 53n - 1n ? Number(v) : v;
+          const expectedMin: Record<string, unknown> = {};
+          const expectedMax: Record<string, unknown> = {};
+          if (ints.length) {
+            expectedMin.i = Math.min(...ints);
+            expectedMax.i = Math.max(...ints);
+          }
+          if (floats.length) {
+            const real = floats.filter((x) => !Number.isNaN(x));
+            expectedMin.f = real.length ? Math.min(...real) : Number.NaN;
+            expectedMax.f = real.length === floats.length ? Math.max(...real) : Number.NaN;
+          }
+          if (longs.length) {
+            expectedMin.l = num(bigMin(longs));
+            expectedMax.l = num(bigMax(longs));
+          }
+          if (strs.length) {
+            expectedMin.s = truncateMin(strs[0], 32);
+            expectedMax.s = truncateMax(strs[strs.length - 1], 32);
+          }
+          expect(s.minValues).toEqual(expectedMin);
+          expect(s.maxValues).toEqual(expectedMax);
+          expect(s.nullCount).toEqual({
+            i: rows.length - ints.length,
+            f: rows.length - floats.length,
+            l: rows.length - longs.length,
+            s: rows.length - strs.length,
+          });
+          expect(s.numRecords).toBe(rows.length);
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -136,7 +136,13 @@ export function combineChunks(table: arrow.Table): arrow.Table {
 
 /** Rows [start, end) (negative values count from the end), sharing buffers with `table`. */
 export function sliceTable(table: arrow.Table, start: number, end?: number): arrow.Table {
-  return table.slice(start, end);
+  const n = table.numRows;
+  const clamp = (i: number) => (i < 0 ? Math.max(0, n + i) : Math.min(i, n));
+  const from = clamp(start);
+  const to = end === undefined ? n : clamp(end);
+  // Arrow's own slice fails on tables without batches.
+  if (to <= from) return new arrow.Table(table.schema, []);
+  return table.slice(from, to);
 }
 
 /**
@@ -624,8 +630,9 @@ function concatFixed(parts: AnyData[], n: number): ArrayBufferView {
     buf.set(new Uint8Array(v.buffer, v.byteOffset, p.length * width), pos);
     pos += p.length * width;
   }
-  const ctor = (parts[0].values as unknown as { constructor: new (b: ArrayBuffer) => ArrayBufferView })
-    .constructor;
+  const ctor = (
+    parts[0].values as unknown as { constructor: new (b: ArrayBuffer) => ArrayBufferView }
+  ).constructor;
   return new ctor(buf.buffer);
 }
 
@@ -640,7 +647,11 @@ function nullData(t: arrow.DataType, n: number, nullable: boolean): AnyData {
     case arrow.Type.Null:
       return new arrow.Data(t, 0, n, n);
     case arrow.Type.Bool:
-      return new arrow.Data(t, 0, n, nulls, [undefined, new Uint8Array((n + 7) >> 3), bits] as never);
+      return new arrow.Data(t, 0, n, nulls, [
+        undefined,
+        new Uint8Array((n + 7) >> 3),
+        bits,
+      ] as never);
     case arrow.Type.Int:
     case arrow.Type.Float:
     case arrow.Type.Decimal:
@@ -710,7 +721,8 @@ function strideOf(t: arrow.DataType): number {
   // Same rule as Arrow JS's internal strideForType for the fixed-width types used here.
   if (arrow.DataType.isDecimal(t)) return t.bitWidth / 32;
   if (arrow.DataType.isFixedSizeBinary(t)) return t.byteWidth;
-  if (arrow.DataType.isInterval(t)) return t.unit === arrow.IntervalUnit.MONTH_DAY_NANO ? 4 : 1 + t.unit;
+  if (arrow.DataType.isInterval(t))
+    return t.unit === arrow.IntervalUnit.MONTH_DAY_NANO ? 4 : 1 + t.unit;
   return 1;
 }
 
@@ -736,20 +748,26 @@ function scalarData(t: arrow.DataType, value: unknown): AnyData {
     case arrow.Type.Float: {
       const ft = t as arrow.Float;
       if (ft.precision === arrow.Precision.HALF) break;
-      const values = ft.precision === arrow.Precision.SINGLE ? new Float32Array(1) : new Float64Array(1);
+      const values =
+        ft.precision === arrow.Precision.SINGLE ? new Float32Array(1) : new Float64Array(1);
       values[0] = Number(value);
       return new arrow.Data(t, 0, 1, 0, [undefined, values, undefined] as never);
     }
     case arrow.Type.Bool:
-      return new arrow.Data(t, 0, 1, 0, [undefined, Uint8Array.of(value ? 1 : 0), undefined] as never);
+      return new arrow.Data(t, 0, 1, 0, [
+        undefined,
+        Uint8Array.of(value ? 1 : 0),
+        undefined,
+      ] as never);
     case arrow.Type.Utf8:
     case arrow.Type.LargeUtf8:
     case arrow.Type.Binary:
     case arrow.Type.LargeBinary: {
-      const bytes =
-        value instanceof Uint8Array ? value : new TextEncoder().encode(String(value));
+      const bytes = value instanceof Uint8Array ? value : new TextEncoder().encode(String(value));
       const large = t.typeId === arrow.Type.LargeUtf8 || t.typeId === arrow.Type.LargeBinary;
-      const offsets = large ? BigInt64Array.of(0n, BigInt(bytes.length)) : Int32Array.of(0, bytes.length);
+      const offsets = large
+        ? BigInt64Array.of(0n, BigInt(bytes.length))
+        : Int32Array.of(0, bytes.length);
       return new arrow.Data(t, 0, 1, 0, [offsets, bytes, undefined] as never);
     }
     case arrow.Type.Date: {

@@ -209,7 +209,8 @@ function normalizeField(f: arrow.Field): arrow.Field {
 }
 
 function normalizeType(t: arrow.DataType): arrow.DataType {
-  if (arrow.DataType.isTimestamp(t)) return new arrow.Timestamp(arrow.TimeUnit.MICROSECOND, t.timezone);
+  if (arrow.DataType.isTimestamp(t))
+    return new arrow.Timestamp(arrow.TimeUnit.MICROSECOND, t.timezone);
   if (arrow.DataType.isDate(t)) return new arrow.DateDay();
   if (arrow.DataType.isStruct(t)) return new arrow.Struct(t.children.map(normalizeField));
   if (arrow.DataType.isList(t)) return new arrow.List(normalizeField(t.children[0]));
@@ -434,7 +435,11 @@ function blobOf(source: Uint8Array | RangeSource): BlobLike {
 }
 
 function exactBuffer(u8: Uint8Array): ArrayBuffer {
-  if (u8.byteOffset === 0 && u8.byteLength === u8.buffer.byteLength && u8.buffer instanceof ArrayBuffer)
+  if (
+    u8.byteOffset === 0 &&
+    u8.byteLength === u8.buffer.byteLength &&
+    u8.buffer instanceof ArrayBuffer
+  )
     return u8.buffer;
   return u8.slice().buffer as ArrayBuffer;
 }
@@ -698,7 +703,9 @@ function rawColumnStats(footer: Uint8Array): (RawBounds | undefined)[][] {
   const view = new DataView(footer.buffer, footer.byteOffset, footer.byteLength);
   const len = view.getUint32(footer.byteLength - 8, true);
   const meta = deserializeTCompactProtocol({ view, offset: footer.byteLength - 8 - len });
-  const rowGroups = (meta.field_4 ?? []) as { field_1: { field_3?: { field_12?: RawThriftStats } }[] }[];
+  const rowGroups = (meta.field_4 ?? []) as {
+    field_1: { field_3?: { field_12?: RawThriftStats } }[];
+  }[];
   return rowGroups.map((rg) =>
     rg.field_1.map((col) => {
       const s = col.field_3?.field_12;
@@ -715,7 +722,9 @@ interface RawThriftStats {
   field_6?: Uint8Array;
 }
 
-type HyStats = NonNullable<NonNullable<FileMetaData["row_groups"][number]["columns"][number]["meta_data"]>["statistics"]>;
+type HyStats = NonNullable<
+  NonNullable<FileMetaData["row_groups"][number]["columns"][number]["meta_data"]>["statistics"]
+>;
 
 function convertChunkStats(
   s: HyStats,
@@ -777,7 +786,8 @@ function convertStatValue(v: unknown, leaf: ParquetLeafColumn): StatValue | unde
       return typeof v === "number" ? v : Number(v);
     case "INT64": {
       if (lt?.type === "TIMESTAMP" || ct === "TIMESTAMP_MICROS" || ct === "TIMESTAMP_MILLIS") {
-        const unit = lt?.type === "TIMESTAMP" ? lt.unit : ct === "TIMESTAMP_MILLIS" ? "MILLIS" : "MICROS";
+        const unit =
+          lt?.type === "TIMESTAMP" ? lt.unit : ct === "TIMESTAMP_MILLIS" ? "MILLIS" : "MICROS";
         const utc = lt?.type === "TIMESTAMP" ? lt.isAdjustedToUTC : true;
         const perMs = unit === "MILLIS" ? 1n : unit === "MICROS" ? 1000n : 1_000_000n;
         const raw = BigInt(v as bigint);

@@ -350,7 +350,7 @@ class FloatAcc implements Acc {
         const v = values[i];
         if (v < lo) lo = v;
         if (v > hi) hi = v;
-        if (v !== v) nan = true;
+        if (Number.isNaN(v)) nan = true;
       }
       if (n > 0) seen = true;
     } else {
@@ -363,7 +363,7 @@ class FloatAcc implements Acc {
         const v = values[i];
         if (v < lo) lo = v;
         if (v > hi) hi = v;
-        if (v !== v) nan = true;
+        if (Number.isNaN(v)) nan = true;
       }
       this.nulls += n - validCount;
       if (validCount > 0) seen = true;
@@ -615,7 +615,7 @@ function cmpRange(
 ): number {
   const l1 = e1 - s1;
   const l2 = e2 - s2;
-  const n = l1 < l2 ? l1 : l2;
+  const n = Math.min(l1, l2);
   let k = 0;
   for (; k + 4 <= n; k += 4) {
     const x = view.getUint32(s1 + k);

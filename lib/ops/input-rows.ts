@@ -5,7 +5,7 @@
  */
 import * as arrow from "apache-arrow";
 import { conformData } from "../data/cast.ts";
-import { rowsToArrow } from "../data/json-rows.ts";
+import { arrowValues, rowsToArrow, valuesToArrow } from "../data/json-rows.ts";
 import { combineChunks } from "../data/kernels.ts";
 import { type StructType, toArrowType } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
@@ -45,7 +45,14 @@ function conformArrow(source: arrow.Table, schema: StructType): arrow.Table {
     const data = table.batches[0]?.data.children[index];
     if (data === undefined) return arrow.makeData({ type: fields[i].type, length: 0 } as never);
     if (!f.nullable && data.nullCount > 0) throw notNull(f.name);
-    return conformData(data, fields[i].type, f.name);
+    if (data.type.typeId !== arrow.Type.Dictionary) {
+      try {
+        return conformData(data, fields[i].type, f.name);
+      } catch {
+        // Not a representation difference: convert value by value with Spark's cast rules below.
+      }
+    }
+    return valuesToArrow(arrowValues(data), f.type, { nullable: f.nullable, column: f.name });
   });
   const arrowSchema = new arrow.Schema(fields);
   const batch = new arrow.RecordBatch(
