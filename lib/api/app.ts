@@ -43,8 +43,24 @@ export const ARROW_STREAM = "application/vnd.apache.arrow.stream";
 
 type Env = { Variables: { requestId: string } };
 
-export function createApp(ctx: SiltContext): Hono<Env> {
+/** Route groups, one per deployed function; the local server serves them all. */
+export const OPERATIONS = [
+  "catalog",
+  "create",
+  "insert",
+  "rows",
+  "history",
+  "detail",
+  "drop",
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+export function createApp(
+  ctx: SiltContext,
+  opts: { operations?: readonly Operation[] } = {},
+): Hono<Env> {
   const app = new Hono<Env>();
+  const serves = new Set<Operation>(opts.operations ?? OPERATIONS);
 
   app.use(async (c, next) => {
     c.set("requestId", c.req.header("x-request-id") ?? randomUUID());
@@ -83,7 +99,17 @@ export function createApp(ctx: SiltContext): Hono<Env> {
 
   app.get("/api/v1/health", (c) => c.json({ status: "ok" }));
 
-  // Catalogs and schemas
+  if (serves.has("catalog")) registerCatalogRoutes(app, ctx);
+  if (serves.has("create")) registerCreate(app, ctx);
+  if (serves.has("insert")) registerInsert(app, ctx);
+  if (serves.has("rows")) registerRows(app, ctx);
+  if (serves.has("history")) registerHistory(app, ctx);
+  if (serves.has("detail")) registerDetail(app, ctx);
+  if (serves.has("drop")) registerDrop(app, ctx);
+  return app;
+}
+
+function registerCatalogRoutes(app: Hono<Env>, ctx: SiltContext): void {
   app.post("/api/v1/catalogs", async (c) => {
     const body = await jsonBody(c);
     const entry = await createCatalog(ctx, requiredString(body, "name"), {
@@ -113,8 +139,9 @@ export function createApp(ctx: SiltContext): Hono<Env> {
   app.get("/api/v1/catalogs/:catalog/schemas/:schema/tables", async (c) =>
     c.json(await listTables(ctx, c.req.param("catalog"), c.req.param("schema"))),
   );
+}
 
-  // Tables
+function registerCreate(app: Hono<Env>, ctx: SiltContext): void {
   app.post("/api/v1/tables", async (c) => {
     const body = await jsonBody(c);
     const result = await createTable(ctx, {
@@ -129,7 +156,9 @@ export function createApp(ctx: SiltContext): Hono<Env> {
     });
     return c.json(result, result.created ? 201 : 200);
   });
+}
 
+function registerInsert(app: Hono<Env>, ctx: SiltContext): void {
   app.post("/api/v1/tables/:name/insert", async (c) => {
     const input = await rowsInput(c);
     const result = await appendRows(ctx, c.req.param("name"), input, {
@@ -137,7 +166,9 @@ export function createApp(ctx: SiltContext): Hono<Env> {
     });
     return c.json(result);
   });
+}
 
+function registerRows(app: Hono<Env>, ctx: SiltContext): void {
   const rows = async (c: Context<Env>, params: Json) => {
     const result = await scanTable(ctx, c.req.param("name") as string, {
       columns: optionalStringArray(params, "columns"),
@@ -160,7 +191,9 @@ export function createApp(ctx: SiltContext): Hono<Env> {
   };
   app.get("/api/v1/tables/:name/rows", async (c) => rows(c, c.req.query()));
   app.post("/api/v1/tables/:name/rows", async (c) => rows(c, await jsonBody(c, true)));
+}
 
+function registerHistory(app: Hono<Env>, ctx: SiltContext): void {
   app.get("/api/v1/tables/:name/history", async (c) =>
     c.json(
       await describeHistory(ctx, c.req.param("name"), {
@@ -169,9 +202,15 @@ export function createApp(ctx: SiltContext): Hono<Env> {
       }),
     ),
   );
+}
+
+function registerDetail(app: Hono<Env>, ctx: SiltContext): void {
   app.get("/api/v1/tables/:name/detail", async (c) =>
     c.json(await describeDetail(ctx, c.req.param("name"), { defaults: defaultsOf(c, {}) })),
   );
+}
+
+function registerDrop(app: Hono<Env>, ctx: SiltContext): void {
   app.delete("/api/v1/tables/:name", async (c) =>
     c.json(
       await dropTable(ctx, c.req.param("name"), {
@@ -180,8 +219,6 @@ export function createApp(ctx: SiltContext): Hono<Env> {
       }),
     ),
   );
-
-  return app;
 }
 
 async function jsonBody(c: Context<Env>, allowEmpty = false): Promise<Json> {

@@ -1478,7 +1478,12 @@ const TIMESTAMP_CHUNK = 1 << 22;
  * once; the values are then substrings of it, one small allocation each instead of a chain of
  * concatenations. Years outside 0000-9999 (wider text) are formatted one by one.
  */
-function timestampValues(data: arrow.Data, unit: arrow.TimeUnit, utc: boolean, out: unknown[]): void {
+function timestampValues(
+  data: arrow.Data,
+  unit: arrow.TimeUnit,
+  utc: boolean,
+  out: unknown[],
+): void {
   const width = utc ? 27 : 26;
   const values = data.values as BigInt64Array;
   const u32 = new Uint32Array(values.buffer, values.byteOffset, data.length * 2);

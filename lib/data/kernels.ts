@@ -166,7 +166,8 @@ export function appendConstantColumn(
   }
   const column = constantData(field.type, value, rows);
   const schema = new arrow.Schema([...table.schema.fields, field], table.schema.metadata);
-  if (!hasColumns || table.batches.length === 0) {
+  if (hasColumns && table.batches.length === 0) return new arrow.Table(schema, []);
+  if (!hasColumns) {
     const data = arrow.makeData({
       type: new arrow.Struct(schema.fields),
       length: rows,

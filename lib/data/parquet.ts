@@ -74,7 +74,6 @@ const DEFAULT_ROW_GROUP_SIZE = 131_072;
 export function writeParquet(table: arrow.Table, opts: WriteParquetOptions = {}): Uint8Array {
   initParquetWasm();
   const prepared = normalizeForParquet(table);
-  const wasmTable = pw.Table.fromIPCStream(arrow.tableToIPC(prepared, "stream"));
   let builder = new pw.WriterPropertiesBuilder()
     .setCompression(compressionCode(opts.compression ?? "zstd"))
     .setStatisticsEnabled(pw.EnabledStatistics.Page)
@@ -85,7 +84,9 @@ export function writeParquet(table: arrow.Table, opts: WriteParquetOptions = {})
   for (const name of highCardinalityColumns(prepared)) {
     builder = builder.setColumnDictionaryEnabled(name, false);
   }
-  return pw.writeParquet(wasmTable, builder.build());
+  const props = builder.build();
+  // writeParquet takes ownership of (and frees) both the wasm table and the properties.
+  return pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(prepared, "stream")), props);
 }
 
 function compressionCode(c: ParquetCompression): pw.Compression {
@@ -140,9 +141,10 @@ function sampledDistinctRatio(data: arrow.Data): number | undefined {
     arrow.DataType.isDecimal(t) ||
     arrow.DataType.isFixedSizeBinary(t)
   ) {
-    const v = data.values as ArrayBufferView;
-    const bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
-    const width = bytes.byteLength / Math.max(1, n);
+    const v = data.values as ArrayBufferView & { BYTES_PER_ELEMENT: number };
+    // Buffers may be padded past the last row, so the width comes from the type.
+    const width = v.BYTES_PER_ELEMENT * data.stride;
+    const bytes = new Uint8Array(v.buffer, v.byteOffset, n * width);
     if (width === 8 && v.byteOffset % 8 === 0) {
       const f = new Float64Array(v.buffer, v.byteOffset, n);
       keyOf = (row) => f[row];
@@ -214,6 +216,7 @@ function normalizeType(t: arrow.DataType): arrow.DataType {
   if (arrow.DataType.isDate(t)) return new arrow.DateDay();
   if (arrow.DataType.isStruct(t)) return new arrow.Struct(t.children.map(normalizeField));
   if (arrow.DataType.isList(t)) return new arrow.List(normalizeField(t.children[0]));
+  if (arrow.DataType.isLargeList(t)) return new arrow.LargeList(normalizeField(t.children[0]));
   if (arrow.DataType.isFixedSizeList(t))
     return new arrow.FixedSizeList(t.listSize, normalizeField(t.children[0]));
   if (arrow.DataType.isMap(t))
@@ -309,11 +312,11 @@ export interface ReadParquetOptions {
   columns?: string[];
   /** Row groups to read, by index; invalid indexes are rejected before decoding. */
   rowGroups?: number[];
-  /** Rows per record batch of the result (default 65536). */
+  /** Rows per record batch of the result (default 131072, one batch per default row group). */
   batchSize?: number;
 }
 
-const DEFAULT_BATCH_SIZE = 65_536;
+const DEFAULT_BATCH_SIZE = 131_072;
 
 /**
  * Decodes a Parquet file into an Arrow JS table. Whole-file reads of in-memory bytes use
@@ -340,9 +343,11 @@ export async function readParquet(
     const numRowGroups = meta.numRowGroups();
     meta.free();
     if (rowGroups) validateRowGroups(rowGroups, numRowGroups);
-    const fileSchema = arrowSchemaOf(file);
-    const present = new Set(fileSchema.fields.map((f) => f.name));
-    const wanted = opts.columns?.filter((c) => present.has(c));
+    let wanted: string[] | undefined;
+    if (opts.columns) {
+      const present = new Set(arrowSchemaOf(file).fields.map((f) => f.name));
+      wanted = opts.columns.filter((c) => present.has(c));
+    }
     if (wanted && wanted.length === 0) {
       return emptyColumnsTable(await countRows(source, rowGroups));
     }

@@ -25,8 +25,8 @@ import {
   toArrowType,
 } from "../delta/schema.ts";
 import type { Snapshot } from "../delta/snapshot.ts";
-import { badRequest } from "../errors.ts";
-import type { ObjectStore } from "../storage/object-store.ts";
+import { badRequest, SiltError } from "../errors.ts";
+import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
 
 export interface ReadOptions {
   /** Logical column names, in the order wanted; default every column. */
@@ -46,7 +46,7 @@ export async function readSnapshotRows(
   snapshot: Snapshot,
   opts: ReadOptions = {},
 ): Promise<ReadResult> {
-  const tableSchema = parseSchema(snapshot.metadata.schemaString);
+  const tableSchema = tableSchemaOf(snapshot);
   const fields = projectFields(tableSchema, opts.columns);
   const schema: StructType = { type: "struct", fields };
   assertSupportedTypes(schema);
@@ -72,6 +72,26 @@ export async function readSnapshotRows(
   let table = concatTables(parts, arrowSchema);
   if (table.numRows > limit) table = table.slice(0, limit);
   return { schema, table };
+}
+
+/**
+ * The snapshot's schema. Delta lets a metaData action omit `schemaString` (log-only tables written
+ * by tests and tools); Spark reads that as an empty schema and refuses to query it, and so does
+ * this reader, rather than reporting a JSON parse failure.
+ */
+function tableSchemaOf(snapshot: Snapshot): StructType {
+  const text = snapshot.metadata.schemaString as string | null | undefined;
+  const schema = typeof text === "string" && text.trim() !== "" ? parseSchema(text) : undefined;
+  if (schema === undefined || schema.fields.length === 0) {
+    throw new SiltError(
+      "DELTA_SCHEMA_NOT_SET",
+      `Table schema is not set: the metadata of version ${snapshot.version} declares no ` +
+        "columns. Write data into it or use CREATE TABLE to set the schema.",
+      400,
+      "KD008",
+    );
+  }
+  return schema;
 }
 
 function projectFields(schema: StructType, columns: string[] | undefined): StructField[] {
@@ -104,13 +124,28 @@ class FileReader {
     this.mode = columnMappingMode(snapshot.metadata.configuration);
     this.partitionColumns = new Set(snapshot.metadata.partitionColumns);
     this.dataFields = fields.filter((f) => !this.partitionColumns.has(f.name));
-    const allData =
-      parseSchema(snapshot.metadata.schemaString).fields.length - this.partitionColumns.size;
+    const allData = tableSchemaOf(snapshot).fields.length - this.partitionColumns.size;
     this.readsAllDataColumns = this.dataFields.length === allData;
   }
 
   async read(file: AddFile): Promise<arrow.Table> {
-    const bytes = await this.store.get(fileKey(this.snapshot.tableRoot, file.path));
+    const key = fileKey(this.snapshot.tableRoot, file.path);
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.store.get(key);
+    } catch (e) {
+      if (!(e instanceof ObjectNotFoundError)) throw e;
+      // Same class and wording as Spark, so the cause (files deleted behind the log's back, or
+      // a log copied without its data) is recognisable.
+      throw new SiltError(
+        "DELTA_FILE_NOT_FOUND_DETAILED",
+        `File ${file.path} referenced in the transaction log cannot be found. This occurs when ` +
+          "data has been manually deleted from the file system rather than using the table " +
+          "`DELETE` statement.",
+        500,
+        "42K03",
+      );
+    }
     // Whole-file reads take parquet-wasm's faster synchronous decoder; subsets the pruning one.
     const raw = await readParquet(bytes, {
       columns: this.readsAllDataColumns
@@ -157,13 +192,21 @@ class FileReader {
   }
 }
 
-/** Object key of a data file: add.path is URI-encoded and relative to the table root. */
+/**
+ * Object key of a data file: add.path is URI-encoded and relative to the table root. Anything
+ * that would resolve outside the root (a scheme, a leading "/", a ".." segment) is refused here:
+ * an object store would otherwise take such a key literally and read some other object.
+ */
 export function fileKey(tableRoot: string, path: string): string {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
-    throw badRequest(
+  const outside = () =>
+    badRequest(
       "DELTA_UNSUPPORTED_ABSOLUTE_PATH",
       `Data file ${path} is outside the table's location; Silt reads files under the table root only.`,
     );
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) throw outside();
+  const relative = decodeAddPath(path);
+  if (relative.startsWith("/") || relative.split("/").some((s) => s === ".." || s === ".")) {
+    throw outside();
   }
-  return `${tableRoot}${decodeAddPath(path)}`;
+  return `${tableRoot}${relative}`;
 }
