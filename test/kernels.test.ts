@@ -391,5 +391,9 @@ describe("constant and null columns", () => {
     expect(() =>
       appendConstantColumn(base, new arrow.Field("p", new arrow.Utf8()), "x", 9),
     ).toThrow(RangeError);
+    const noBatches = new arrow.Table(base.schema, []);
+    const noRows = appendConstantColumn(noBatches, new arrow.Field("p", new arrow.Utf8()), "x");
+    expect(noRows.numRows).toBe(0);
+    expect(noRows.schema.fields.map((f) => f.name)).toEqual(["id", "p"]);
   });
 });

@@ -366,6 +366,28 @@ describe("writeParquet / readParquet round trip", () => {
     }
   });
 
+  it("writes timestamps nested in structs and lists as microseconds too", async () => {
+    const tsMs = new arrow.TimestampMillisecond("UTC");
+    const t = tableOf({
+      st: arrow.vectorFromArray(
+        [{ at: 1_700_000_000_123 }, null],
+        new arrow.Struct([new arrow.Field("at", tsMs, true)]),
+      ),
+      li: arrow.vectorFromArray(
+        [[1000, null], [-1]],
+        new arrow.List(new arrow.Field("e", tsMs, true)),
+      ),
+    });
+    const bytes = writeParquet(t);
+    const footer = await readParquetFooter(bytes);
+    for (const leaf of footer.leaves) {
+      expect(leaf.logicalType).toMatchObject({ type: "TIMESTAMP", unit: "MICROS" });
+    }
+    const back = await readParquet(bytes);
+    expect(columnValues(back, "st")).toEqual(columnValues(t, "st"));
+    expect(columnValues(back, "li")).toEqual(columnValues(t, "li"));
+  });
+
   it("selects nested columns by their top-level name", async () => {
     const t = nestedTable();
     const back = await readParquet(writeParquet(t), { columns: ["m", "st"] });

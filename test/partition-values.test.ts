@@ -80,7 +80,7 @@ describe("Hive path escaping", () => {
     ["A/A", "A%2FA"],
     ["2021-09-08 11:11:11", "2021-09-08 11%3A11%3A11"],
     ["a=b", "a%3Db"],
-    ['"#%\'*/:=?\\\x7F{[]^', "%22%23%25%27%2A%2F%3A%3D%3F%5C%7F%7B%5B%5D%5E"],
+    ["\"#%'*/:=?\\\x7F{[]^", "%22%23%25%27%2A%2F%3A%3D%3F%5C%7F%7B%5B%5D%5E"],
     ["\x00\x01\n\r\x1F", "%00%01%0A%0D%1F"],
     ["}<>|!@$&()+,;~`", "}<>|!@$&()+,;~`"],
     ["über ☃ 𝄞", "über ☃ 𝄞"],
@@ -119,7 +119,7 @@ describe("add.path URI encoding", () => {
     ["special p@#h", "special%20p@%23h"],
     ["test%file%prefix-part-00000.parquet", "test%25file%25prefix-part-00000.parquet"],
     ["x=A%2FA/part-1.parquet", "x=A%252FA/part-1.parquet"],
-    ["a b/c?d[e]{f}|g^h`i\"j<k>l\\m", "a%20b/c%3Fd%5Be%5D%7Bf%7D%7Cg%5Eh%60i%22j%3Ck%3El%5Cm"],
+    ['a b/c?d[e]{f}|g^h`i"j<k>l\\m', "a%20b/c%3Fd%5Be%5D%7Bf%7D%7Cg%5Eh%60i%22j%3Ck%3El%5Cm"],
     ["ok-_.!~*'();@&=+$,/file", "ok-_.!~*'();@&=+$,/file"],
     ["über/☃.parquet", "über/☃.parquet"],
     ["nb\u00A0sp/ctl\u0085", "nb%C2%A0sp/ctl%C2%85"],
@@ -225,7 +225,9 @@ describe("partition value text", () => {
     expect(serializePartitionValue("9.5", decimal(5, 2))).toBe("9.50");
     expect(serializePartitionValue(0, decimal(1, 0))).toBe("0");
     expect(serializePartitionValue(-0.05, decimal(3, 2))).toBe("-0.05");
-    expect(serializePartitionValue("12345678901234567890.5", decimal(38, 1))).toBe("12345678901234567890.5");
+    expect(serializePartitionValue("12345678901234567890.5", decimal(38, 1))).toBe(
+      "12345678901234567890.5",
+    );
   });
 
   it.each([
@@ -265,9 +267,10 @@ describe("partition value text", () => {
       () => parsePartitionValue("{}", structType([structField("a", "integer")])),
       "INVALID_PARTITION_COLUMN_DATA_TYPE",
     );
-    expect(expectSiltError(() => parsePartitionValue("abc", "integer", "p"), "CAST_INVALID_INPUT").message).toContain(
-      "`p`",
-    );
+    expect(
+      expectSiltError(() => parsePartitionValue("abc", "integer", "p"), "CAST_INVALID_INPUT")
+        .message,
+    ).toContain("`p`");
     expectSiltError(() => serializePartitionValue("2021-13-01", "date"), "CAST_INVALID_INPUT");
     expectSiltError(() => serializePartitionValue(300, "byte"), "CAST_OVERFLOW_IN_TABLE_INSERT");
   });
@@ -289,7 +292,9 @@ describe("partition value text", () => {
         if (text === null) expect(value).toBeNull();
         else if (table.includes("ISO8601")) {
           // Written in the protocol's ISO form; Spark's own form is the space-separated one.
-          expect(serializePartitionValue(value, type)).toBe(text.replace("T", " ").replace(/\.0+Z$/, ""));
+          expect(serializePartitionValue(value, type)).toBe(
+            text.replace("T", " ").replace(/\.0+Z$/, ""),
+          );
         } else expect(serializePartitionValue(value, type, c)).toBe(text);
       }
     }
@@ -299,7 +304,10 @@ describe("partition value text", () => {
     const { schema, adds } = readLog("golden/data-reader-partition-values");
     const one = adds.find((a) => a.partitionValues.as_int === "1") as Add;
     const row = Object.fromEntries(
-      Object.entries(one.partitionValues).map(([k, v]) => [k, parsePartitionValue(v, typeOf(schema, k))]),
+      Object.entries(one.partitionValues).map(([k, v]) => [
+        k,
+        parsePartitionValue(v, typeOf(schema, k)),
+      ]),
     );
     expect(row).toEqual({
       as_big_decimal: "1",
@@ -320,8 +328,16 @@ describe("partition value text", () => {
   it("round-trips random values through their text", () => {
     const cases: [DataType, fc.Arbitrary<unknown>][] = [
       ["integer", fc.integer()],
-      ["long", fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((b) => (Number.isSafeInteger(Number(b)) ? Number(b) : String(b)))],
-      ["double", fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0))],
+      [
+        "long",
+        fc
+          .bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })
+          .map((b) => (Number.isSafeInteger(Number(b)) ? Number(b) : String(b))),
+      ],
+      [
+        "double",
+        fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0)),
+      ],
       ["string", fc.string({ unit: "binary", minLength: 1 })],
       [
         "timestamp",

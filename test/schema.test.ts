@@ -100,7 +100,8 @@ describe("schemaString", () => {
   ])("round-trips %s byte for byte", (table) => {
     const metas = metaDataOf(table);
     expect(metas.length).toBeGreaterThan(0);
-    for (const m of metas) expect(serializeSchema(parseSchema(m.schemaString))).toBe(m.schemaString);
+    for (const m of metas)
+      expect(serializeSchema(parseSchema(m.schemaString))).toBe(m.schemaString);
   });
 
   it("round-trips every schemaString in the fixture logs", () => {
@@ -125,12 +126,13 @@ describe("schemaString", () => {
     expect(s.fields[6].type).toEqual(
       mapType("integer", arrayType(structType([structField("val", "integer")]), true), true),
     );
-    expect(parseSchema('{"type":"struct","fields":[{"name":"x","type":"decimal"}]}').fields[0]).toEqual(
-      structField("x", decimal(10, 0), true, {}),
-    );
     expect(
-      parseSchema('{"type":"struct","fields":[{"name":"x","type":"decimal( 7 , 3 )","nullable":false}]}')
-        .fields[0],
+      parseSchema('{"type":"struct","fields":[{"name":"x","type":"decimal"}]}').fields[0],
+    ).toEqual(structField("x", decimal(10, 0), true, {}));
+    expect(
+      parseSchema(
+        '{"type":"struct","fields":[{"name":"x","type":"decimal( 7 , 3 )","nullable":false}]}',
+      ).fields[0],
     ).toEqual(structField("x", decimal(7, 3), false, {}));
   });
 
@@ -163,7 +165,11 @@ describe("schemaString", () => {
     ]);
     const err = expectSiltError(() => assertSupportedTypes(s), "DELTA_UNSUPPORTED_DATA_TYPES");
     expect(err.message).toContain("`v`: VARIANT");
-    expectSiltError(() => toArrowType(s.fields[1].type), "UNSUPPORTED_DATATYPE", 'Unsupported data type "VARIANT".');
+    expectSiltError(
+      () => toArrowType(s.fields[1].type),
+      "UNSUPPORTED_DATATYPE",
+      'Unsupported data type "VARIANT".',
+    );
     const odd = parseSchema(
       '{"type":"struct","fields":[{"name":"n","type":"void","nullable":true,"metadata":{}},{"name":"u","type":{"type":"udt","class":"X"},"nullable":true,"metadata":{}}]}',
     );
@@ -174,14 +180,22 @@ describe("schemaString", () => {
   it("rejects malformed schema JSON with INVALID_JSON_DATA_TYPE", () => {
     expectSiltError(() => parseSchema("{not json"), "INVALID_JSON_DATA_TYPE");
     expectSiltError(() => parseSchema('"integer"'), "INVALID_JSON_DATA_TYPE");
-    expectSiltError(() => parseSchema('{"type":"struct","fields":[{"type":"integer"}]}'), "INVALID_JSON_DATA_TYPE");
+    expectSiltError(
+      () => parseSchema('{"type":"struct","fields":[{"type":"integer"}]}'),
+      "INVALID_JSON_DATA_TYPE",
+    );
   });
 
   it("compares types structurally", () => {
     expect(typesEqual(decimal(3, 2), decimal(3, 2))).toBe(true);
     expect(typesEqual(decimal(3, 2), decimal(4, 2))).toBe(false);
     expect(typesEqual(arrayType("long"), arrayType("long", false))).toBe(false);
-    expect(typesEqual(structType([structField("a", "long")]), structType([structField("a", "long", true, { x: 1 })]))).toBe(true);
+    expect(
+      typesEqual(
+        structType([structField("a", "long")]),
+        structType([structField("a", "long", true, { x: 1 })]),
+      ),
+    ).toBe(true);
   });
 });
 
@@ -202,8 +216,14 @@ describe("Spark type names", () => {
     [decimal(3, 2), "decimal(3,2)"],
     [arrayType("integer"), "array<int>"],
     [mapType("string", "integer"), "map<string,int>"],
-    [structType([structField("a", "integer"), structField("b", "string")]), "struct<a:int,b:string>"],
-    [arrayType(mapType("long", structType([structField("x y", decimal(38, 0))]))), "array<map<bigint,struct<`x y`:decimal(38,0)>>>"],
+    [
+      structType([structField("a", "integer"), structField("b", "string")]),
+      "struct<a:int,b:string>",
+    ],
+    [
+      arrayType(mapType("long", structType([structField("x y", decimal(38, 0))]))),
+      "array<map<bigint,struct<`x y`:decimal(38,0)>>>",
+    ],
   ];
 
   it.each(cases)("%j is %s and parses back", (t, name) => {
@@ -247,7 +267,9 @@ describe("Spark type names", () => {
   });
 
   it("parses struct fields with or without colons, NOT NULL and COMMENT", () => {
-    expect(parseSparkTypeName("STRUCT<a: INT NOT NULL, b STRING COMMENT 'the b', `c d`: ARRAY<LONG>>")).toEqual(
+    expect(
+      parseSparkTypeName("STRUCT<a: INT NOT NULL, b STRING COMMENT 'the b', `c d`: ARRAY<LONG>>"),
+    ).toEqual(
       structType([
         structField("a", "integer", false),
         structField("b", "string", true, { comment: "the b" }),
@@ -257,19 +279,43 @@ describe("Spark type names", () => {
   });
 
   it("rejects unknown types with UNSUPPORTED_DATATYPE", () => {
-    expectSiltError(() => parseSparkTypeName("FOO"), "UNSUPPORTED_DATATYPE", 'Unsupported data type "FOO".');
+    expectSiltError(
+      () => parseSparkTypeName("FOO"),
+      "UNSUPPORTED_DATATYPE",
+      'Unsupported data type "FOO".',
+    );
     expectSiltError(() => parseSparkTypeName("interval"), "UNSUPPORTED_DATATYPE");
-    expectSiltError(() => parseSparkTypeName("ARRAY<VARIANT>"), "UNSUPPORTED_DATATYPE", 'Unsupported data type "VARIANT".');
-    expectSiltError(() => parseSparkTypeName("FOO(1,2)"), "UNSUPPORTED_DATATYPE", 'Unsupported data type "FOO(1,2)".');
+    expectSiltError(
+      () => parseSparkTypeName("ARRAY<VARIANT>"),
+      "UNSUPPORTED_DATATYPE",
+      'Unsupported data type "VARIANT".',
+    );
+    expectSiltError(
+      () => parseSparkTypeName("FOO(1,2)"),
+      "UNSUPPORTED_DATATYPE",
+      'Unsupported data type "FOO(1,2)".',
+    );
     expectSiltError(() => parseSparkTypeName("DECIMAL(3,5)"), "UNSUPPORTED_DATATYPE");
-    expectSiltError(() => parseSparkTypeName("DECIMAL(39,0)"), "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION", "Decimal precision 39 exceeds max precision 38.");
+    expectSiltError(
+      () => parseSparkTypeName("DECIMAL(39,0)"),
+      "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
+      "Decimal precision 39 exceeds max precision 38.",
+    );
     expectSiltError(() => parseSparkTypeName("VARCHAR"), "DATATYPE_MISSING_SIZE");
   });
 
   it("rejects malformed type text with PARSE_SYNTAX_ERROR", () => {
-    expectSiltError(() => parseSparkTypeName("ARRAY<INT"), "PARSE_SYNTAX_ERROR", "Syntax error at or near end of input.");
+    expectSiltError(
+      () => parseSparkTypeName("ARRAY<INT"),
+      "PARSE_SYNTAX_ERROR",
+      "Syntax error at or near end of input.",
+    );
     expectSiltError(() => parseSparkTypeName("MAP<INT>"), "PARSE_SYNTAX_ERROR");
-    expectSiltError(() => parseSparkTypeName("INT INT"), "PARSE_SYNTAX_ERROR", "Syntax error at or near 'INT'.");
+    expectSiltError(
+      () => parseSparkTypeName("INT INT"),
+      "PARSE_SYNTAX_ERROR",
+      "Syntax error at or near 'INT'.",
+    );
     expectSiltError(() => parseSparkTypeName("STRUCT<a INT,>"), "PARSE_SYNTAX_ERROR");
   });
 
@@ -282,14 +328,21 @@ describe("Spark type names", () => {
     const err = expectSiltError(
       () =>
         checkDuplicateColumns(
-          structType([structField("s", arrayType(structType([structField("x", "long"), structField("X", "long")])))]),
+          structType([
+            structField(
+              "s",
+              arrayType(structType([structField("x", "long"), structField("X", "long")])),
+            ),
+          ]),
         ),
       "COLUMN_ALREADY_EXISTS",
     );
     expect(err.sqlstate).toBe("42711");
     expect(err.status).toBe(400);
     expect(err.message).toContain("`s`.`element`.`X`");
-    expect(() => checkDuplicateColumns(structType([structField("a", "long"), structField("b", "long")]))).not.toThrow();
+    expect(() =>
+      checkDuplicateColumns(structType([structField("a", "long"), structField("b", "long")])),
+    ).not.toThrow();
   });
 });
 
@@ -352,9 +405,9 @@ describe("Arrow mapping", () => {
     expect(fromArrowType(new arrow.TimestampNanosecond("UTC"))).toBe("timestamp");
     expect(fromArrowType(new arrow.TimestampMillisecond())).toBe("timestamp_ntz");
     expect(fromArrowType(new arrow.TimestampSecond("+01:00"))).toBe("timestamp");
-    expect(fromArrowType(new arrow.LargeList(new arrow.Field("item", new arrow.Int32(), false)))).toEqual(
-      arrayType("integer", false),
-    );
+    expect(
+      fromArrowType(new arrow.LargeList(new arrow.Field("item", new arrow.Int32(), false))),
+    ).toEqual(arrayType("integer", false));
     expect(fromArrowType(new arrow.Dictionary(new arrow.Utf8(), new arrow.Int32()))).toBe("string");
     expect(fromArrowType(new arrow.TimeMicrosecond())).toMatchObject({ type: "unsupported" });
   });
@@ -365,7 +418,9 @@ describe("Arrow mapping", () => {
     const phys = toArrowSchema(s, { physical: true });
     expect(phys.fields[0].name).toBe("col-33314a5e-7dc1-438a-8f4d-df8c417071d6");
     expect(phys.fields[0].metadata.get(PARQUET_FIELD_ID_KEY)).toBe("1");
-    const nested = phys.fields.find((f) => f.metadata.get(PARQUET_FIELD_ID_KEY) === "13") as arrow.Field;
+    const nested = phys.fields.find(
+      (f) => f.metadata.get(PARQUET_FIELD_ID_KEY) === "13",
+    ) as arrow.Field;
     expect(nested.name).toBe("col-e08b8668-6c8f-4081-aa77-357325212630");
     const inner = (nested.type as arrow.Struct).children;
     expect(inner.map((f) => [f.name, f.metadata.get(PARQUET_FIELD_ID_KEY)])).toEqual([
@@ -378,10 +433,15 @@ describe("Arrow mapping", () => {
       "16",
     ]);
     // Structs inside maps carry ids too.
-    const mapOfRows = phys.fields.find((f) => f.metadata.get(PARQUET_FIELD_ID_KEY) === "27") as arrow.Field;
+    const mapOfRows = phys.fields.find(
+      (f) => f.metadata.get(PARQUET_FIELD_ID_KEY) === "27",
+    ) as arrow.Field;
     const value = ((mapOfRows.type as arrow.Map_).children[0].type as arrow.Struct).children[1];
     const ab = (value.type as arrow.Struct).children[0];
-    expect([ab.name, ab.metadata.get(PARQUET_FIELD_ID_KEY)]).toEqual(["col-d8438cc9-31ef-4b23-ac1c-1dff3e0a5530", "28"]);
+    expect([ab.name, ab.metadata.get(PARQUET_FIELD_ID_KEY)]).toEqual([
+      "col-d8438cc9-31ef-4b23-ac1c-1dff3e0a5530",
+      "28",
+    ]);
     // Logical schemas carry neither.
     const logical = toArrowSchema(s);
     expect(logical.fields[0].name).toBe("ByteType");
@@ -413,9 +473,15 @@ describe("column mapping", () => {
     structField("id", "long"),
     structField(
       "s",
-      structType([structField("a", "integer"), structField("inner", arrayType(structType([structField("x", "string")])))]),
+      structType([
+        structField("a", "integer"),
+        structField("inner", arrayType(structType([structField("x", "string")]))),
+      ]),
     ),
-    structField("m", mapType(structType([structField("k", "string")]), structType([structField("v", "double")]))),
+    structField(
+      "m",
+      mapType(structType([structField("k", "string")]), structType([structField("v", "double")])),
+    ),
   ]);
 
   it("reads the mode from the configuration", () => {
@@ -457,7 +523,10 @@ describe("column mapping", () => {
       ["v", 8],
     ]);
     expect(maxColumnId).toBe(8);
-    for (const [, , p] of seen) expect(p).toMatch(/^col-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    for (const [, , p] of seen)
+      expect(p).toMatch(
+        /^col-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
     expect(new Set(seen.map(([, , p]) => p)).size).toBe(seen.length);
     // The input is untouched.
     expect(plain.fields[0].metadata).toEqual({});
@@ -478,7 +547,10 @@ describe("column mapping", () => {
     expect(fieldId(grown.schema.fields[3])).toBe(19);
     expect(grown.schema.fields.slice(0, 3)).toEqual(first.schema.fields);
     // A schema holding ids above the configured maximum never reuses them.
-    const stale = assignColumnMapping(structType([...first.schema.fields, structField("z", "long")]), 0);
+    const stale = assignColumnMapping(
+      structType([...first.schema.fields, structField("z", "long")]),
+      0,
+    );
     expect(fieldId(stale.schema.fields[3])).toBe(19);
   });
 
@@ -492,10 +564,14 @@ describe("column mapping", () => {
   });
 
   it("translates names between logical and physical", () => {
-    const { schema } = assignColumnMapping(plain, 0, (() => {
-      let n = 0;
-      return () => `p${++n}`;
-    })());
+    const { schema } = assignColumnMapping(
+      plain,
+      0,
+      (() => {
+        let n = 0;
+        return () => `p${++n}`;
+      })(),
+    );
     expect(physicalColumnName(schema, "ID", "name")).toBe("p1");
     expect(physicalColumnName(schema, "id", "none")).toBe("id");
     expect(physicalColumnName(schema, "nope", "name")).toBeUndefined();
@@ -505,7 +581,9 @@ describe("column mapping", () => {
       ["p6", "m"],
     ]);
     const phys = toPhysicalSchema(schema, "name");
-    expect(sparkTypeName(phys)).toBe("struct<p1:bigint,p2:struct<p3:int,p4:array<struct<p5:string>>>,p6:map<struct<p7:string>,struct<p8:double>>>");
+    expect(sparkTypeName(phys)).toBe(
+      "struct<p1:bigint,p2:struct<p3:int,p4:array<struct<p5:string>>>,p6:map<struct<p7:string>,struct<p8:double>>>",
+    );
     expect(toPhysicalSchema(schema, "none")).toBe(schema);
   });
 
@@ -520,7 +598,10 @@ describe("column mapping", () => {
     ];
     expect(resolveFileField(withIds, f, "id")).toBe(0);
     expect(resolveFileField(withIds, f, "name")).toBe(1);
-    const noIds = [new arrow.Field("COL", new arrow.Int64()), new arrow.Field("col-x", new arrow.Int64())];
+    const noIds = [
+      new arrow.Field("COL", new arrow.Int64()),
+      new arrow.Field("col-x", new arrow.Int64()),
+    ];
     expect(resolveFileField(noIds, f, "id")).toBe(1);
     expect(resolveFileField(noIds, f, "none")).toBe(0);
     expect(resolveFileField([new arrow.Field("other", new arrow.Int64())], f, "name")).toBe(-1);
@@ -545,7 +626,12 @@ describe("column mapping", () => {
           phys,
           new arrow.RecordBatch(
             phys,
-            arrow.makeData({ type: new arrow.Struct(phys.fields), length: 2, nullCount: 0, children }),
+            arrow.makeData({
+              type: new arrow.Struct(phys.fields),
+              length: 2,
+              nullCount: 0,
+              children,
+            }),
           ),
         ),
       ),
@@ -586,16 +672,23 @@ describe("column mapping", () => {
           );
         }
         if (t.type === "array") return { ...t, elementType: scramble(t.elementType) };
-        if (t.type === "map") return { ...t, keyType: scramble(t.keyType), valueType: scramble(t.valueType) };
+        if (t.type === "map")
+          return { ...t, keyType: scramble(t.keyType), valueType: scramble(t.valueType) };
         return t;
       };
       schema = scramble(schema) as StructType;
     }
     const dir = join(FIXTURES, table);
-    const files = readdirSync(dir).filter((f) => f.endsWith(".parquet")).sort();
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith(".parquet"))
+      .sort();
     const rows = files.flatMap((f) => {
       const ipc = readParquet(new Uint8Array(readFileSync(join(dir, f)))).intoIPCStream();
-      const aligned = alignToLogical(arrow.tableFromIPC(ipc), schema, columnMappingMode(m.configuration));
+      const aligned = alignToLogical(
+        arrow.tableFromIPC(ipc),
+        schema,
+        columnMappingMode(m.configuration),
+      );
       return arrowToRows(aligned, schema);
     });
     expect(rows.length).toBe(6);
