@@ -96,11 +96,7 @@ export function generate(n: number, seed = 42): arrow.Table {
     }
   }
 
-  const make = (
-    type: arrow.DataType,
-    extra: Record<string, unknown>,
-    valid?: Bitmap,
-  ): arrow.Data =>
+  const make = (type: arrow.DataType, extra: Record<string, unknown>, valid?: Bitmap): arrow.Data =>
     arrow.makeData({
       type,
       length: n,

@@ -196,8 +196,33 @@ export function formatDate(days: number): string {
 
 const DATE_RE = /^\s*([+-]?\d{4,6})-(\d{1,2})-(\d{1,2})(?:[T ].*)?\s*$/s;
 
+/** Value of the digits text[from, to), or -1 if any is not a digit. */
+function digitsAt(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+/** Day number of "YYYY-MM-DD" at the start of text, or undefined if it is not exactly there. */
+function fastDate(text: string): number | undefined {
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return undefined;
+  const y = digitsAt(text, 0, 4);
+  const mo = digitsAt(text, 5, 7);
+  const d = digitsAt(text, 8, 10);
+  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return undefined;
+  return daysFromCivil(y, mo, d);
+}
+
 /** Day number of "YYYY-MM-DD" (Spark also ignores a trailing time part); undefined if invalid. */
 export function parseDate(text: string): number | undefined {
+  if (text.length === 10) {
+    const fast = fastDate(text);
+    if (fast !== undefined) return fast;
+  }
   const m = DATE_RE.exec(text);
   if (!m) return undefined;
   const y = Number(m[1]);
@@ -223,6 +248,8 @@ function combineMicros(days: number, microsOfDay: number): Micros {
  * `ntz` any zone is ignored, as Spark's cast to TIMESTAMP_NTZ does. Undefined if invalid.
  */
 export function parseTimestamp(text: string, ntz: boolean): Micros | undefined {
+  const fast = fastTimestamp(text, ntz);
+  if (fast !== undefined) return fast;
   const m = TS_RE.exec(text);
   if (!m) return undefined;
   const y = Number(m[1]);
@@ -249,6 +276,56 @@ export function parseTimestamp(text: string, ntz: boolean): Micros | undefined {
   );
   if (typeof micros === "bigint" && (micros < INT64_MIN || micros > INT64_MAX)) return undefined;
   return micros;
+}
+
+/**
+ * The common shape "YYYY-MM-DD[T ]HH:MM:SS[.f{1,9}][Z|±HH:MM]" without the regex; undefined
+ * for anything else (parseTimestamp then tries the general form).
+ */
+function fastTimestamp(text: string, ntz: boolean): Micros | undefined {
+  const len = text.length;
+  if (len < 19) return undefined;
+  const sep = text.charCodeAt(10);
+  if ((sep !== 84 && sep !== 32) || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) {
+    return undefined;
+  }
+  const days = fastDate(text);
+  const hh = digitsAt(text, 11, 13);
+  const mi = digitsAt(text, 14, 16);
+  const ss = digitsAt(text, 17, 19);
+  if (days === undefined || hh < 0 || hh > 23 || mi < 0 || mi > 59 || ss < 0 || ss > 59) {
+    return undefined;
+  }
+  let pos = 19;
+  let frac = 0;
+  if (pos < len && text.charCodeAt(pos) === 46) {
+    pos++;
+    let digits = 0;
+    for (; pos < len; pos++) {
+      const d = text.charCodeAt(pos) - 48;
+      if (d < 0 || d > 9) break;
+      // Sub-microsecond digits are truncated, as Spark does.
+      if (digits < 6) frac = frac * 10 + d;
+      digits++;
+    }
+    if (digits === 0 || digits > 9) return undefined;
+    for (let k = digits; k < 6; k++) frac *= 10;
+  }
+  let offsetSeconds = 0;
+  if (pos < len) {
+    const c = text.charCodeAt(pos);
+    if (c === 90 && pos + 1 === len) {
+      // "Z"
+    } else if ((c === 43 || c === 45) && pos + 6 === len && text.charCodeAt(pos + 3) === 58) {
+      const oh = digitsAt(text, pos + 1, pos + 3);
+      const om = digitsAt(text, pos + 4, pos + 6);
+      if (oh < 0 || oh > 18 || om < 0 || om > 59) return undefined;
+      if (!ntz) offsetSeconds = (c === 45 ? -1 : 1) * (oh * 3600 + om * 60);
+    } else {
+      return undefined;
+    }
+  }
+  return combineMicros(days, ((hh * 60 + mi) * 60 + ss - offsetSeconds) * 1_000_000 + frac);
 }
 
 function splitMicros(micros: Micros): [number, number] {
@@ -324,6 +401,8 @@ export function parseDecimal(
   precision: number,
   scale: number,
 ): Unscaled | "invalid" | "overflow" {
+  const fast = fastDecimal(text, precision, scale);
+  if (fast !== undefined) return fast;
   const m = DECIMAL_RE.exec(text);
   if (!m) return "invalid";
   const intPart = m[2] ?? "";
@@ -359,6 +438,46 @@ export function parseDecimal(
 
 const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
 const ZEROS = Array.from({ length: 16 }, (_, i) => "0".repeat(i));
+
+/**
+ * Plain "[-]digits[.digits]" text whose unscaled value stays below 2^53, in number arithmetic;
+ * undefined for anything else (exponents, spaces, long values, rounding), left to parseDecimal.
+ */
+function fastDecimal(
+  text: string,
+  precision: number,
+  scale: number,
+): Unscaled | "overflow" | undefined {
+  const len = text.length;
+  let pos = 0;
+  const first = text.charCodeAt(0);
+  const negative = first === 45;
+  if (negative || first === 43) pos++;
+  let intPart = 0;
+  let intDigits = 0;
+  for (; pos < len; pos++) {
+    const d = text.charCodeAt(pos) - 48;
+    if (d < 0 || d > 9) break;
+    intPart = intPart * 10 + d;
+    intDigits++;
+  }
+  let frac = 0;
+  let fracDigits = 0;
+  if (pos < len && text.charCodeAt(pos) === 46) {
+    for (pos++; pos < len; pos++) {
+      const d = text.charCodeAt(pos) - 48;
+      if (d < 0 || d > 9) return undefined;
+      frac = frac * 10 + d;
+      fracDigits++;
+    }
+  }
+  if (pos !== len || intDigits + fracDigits === 0 || fracDigits > scale || intDigits + scale > 15) {
+    return undefined;
+  }
+  const n = intPart * POW10[scale] + frac * POW10[scale - fracDigits];
+  if (n >= 10 ** precision) return "overflow";
+  return negative ? -n : n;
+}
 
 /** Plain decimal text with exactly `scale` fraction digits. */
 export function formatDecimal(unscaled: Unscaled, scale: number): string {
@@ -1014,12 +1133,21 @@ class VarBinaryBuilder extends ColumnBuilder {
 
 class DateBuilder extends ColumnBuilder {
   private values: Int32Array;
+  // Neighbouring rows often share a date; skip re-parsing the same text.
+  private lastText: unknown;
+  private lastDays = 0;
   constructor(nullable: boolean, path: readonly string[], ctx: Ctx, capacity: number) {
     super("date", nullable, path, ctx);
     this.values = new Int32Array(capacity);
   }
   protected pushValue(v: unknown): void {
-    const d = toDate(v, this);
+    let d: number;
+    if (v === this.lastText) d = this.lastDays;
+    else {
+      d = toDate(v, this);
+      this.lastText = v;
+      this.lastDays = d;
+    }
     this.values = grow(this.values, this.length + 1);
     this.values[this.length] = d;
   }
