@@ -396,16 +396,12 @@ describe("RoaringBitmapArray", () => {
     );
   });
 
-  it("decodes a million rows in milliseconds", () => {
+  it("decodes a million rows", () => {
     const rows = new Float64Array(1_000_000);
     for (let i = 0; i < rows.length; i++) rows[i] = i * 2 + (i % 3 === 0 ? 1 : 0);
     const bytes = serializeRowIndexes(rows);
-    const t0 = performance.now();
     const back = deserializeRowIndexes(bytes);
-    const elapsed = performance.now() - t0;
     expectSameRows(back, rows);
-    // Generous so a loaded CI box passes; typically ~10 ms.
-    expect(elapsed).toBeLessThan(500);
   });
 });
 

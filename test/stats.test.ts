@@ -3,13 +3,13 @@ import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { shortestFloat32 } from "../lib/data/json-rows.ts";
 import { readParquet } from "../lib/data/parquet.ts";
 import {
   computeFileStats,
   DecimalValue,
   type DeltaFileStats,
   serializeStats,
-  shortestFloat32,
   truncateMax,
   truncateMin,
 } from "../lib/data/stats.ts";

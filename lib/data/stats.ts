@@ -14,6 +14,7 @@
  * values, so there is no per-row allocation.
  */
 import * as arrow from "apache-arrow";
+import { shortestFloat32 } from "./json-rows.ts";
 
 /** An exact decimal; serializes the way Java's BigDecimal.toString does (Spark's JSON). */
 export class DecimalValue {
@@ -384,19 +385,6 @@ class FloatAcc implements Acc {
     if (!this.seen) return undefined;
     return this.nan ? Number.NaN : this.out(this.hi);
   }
-}
-
-/**
- * The shortest decimal that reads back as the same float32, which is what Java's
- * Float.toString (and so Spark's JSON) prints: 46.566 rather than 46.566001892089844.
- */
-export function shortestFloat32(v: number): number {
-  if (!Number.isFinite(v) || v === 0) return v;
-  for (let p = 1; p <= 9; p++) {
-    const d = Number(v.toPrecision(p));
-    if (Math.fround(d) === v) return d;
-  }
-  return v;
 }
 
 /**

@@ -10,13 +10,12 @@
  *    server open until they time out.
  */
 import { randomUUID } from "node:crypto";
-import type { AddressInfo } from "node:net";
 import {
   DeleteTableCommand,
   DynamoDBClient,
   ResourceNotFoundException,
 } from "@aws-sdk/client-dynamodb";
-import dynalite from "dynalite";
+import { startEmbeddedDynamo } from "../../lib/runtime/embedded-dynamo.ts";
 
 export interface DynamoHandle {
   /** Endpoint URL (the regional AWS one when testing against real AWS). */
@@ -37,16 +36,7 @@ export async function startDynamo(): Promise<DynamoHandle> {
     return startExternal(externalEndpoint);
   }
 
-  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  const { port } = server.address() as AddressInfo;
-  const endpoint = `http://127.0.0.1:${port}`;
+  const { endpoint, close } = await startEmbeddedDynamo();
   const client = new DynamoDBClient({
     endpoint,
     region: "us-east-1",
@@ -59,10 +49,7 @@ export async function startDynamo(): Promise<DynamoHandle> {
     tableName: (base) => base,
     async close() {
       client.destroy();
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) =>
-        server.close((err) => (err ? reject(err) : resolve())),
-      );
+      await close();
     },
   };
 }

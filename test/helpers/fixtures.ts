@@ -120,7 +120,8 @@ export const sparkDvPrefix = (key: string): string =>
 export async function expectedRowCount(store: ObjectStore, snapshot: Snapshot): Promise<number> {
   let total = 0;
   for (const f of snapshot.files) {
-    const stats = typeof f.stats === "string" ? (JSON.parse(f.stats) as Record<string, unknown>) : {};
+    const stats =
+      typeof f.stats === "string" ? (JSON.parse(f.stats) as Record<string, unknown>) : {};
     const n =
       typeof stats.numRecords === "number"
         ? stats.numRecords
