@@ -160,7 +160,14 @@ export function splitNameParts(text: string): string[] {
  * `defaults`. Every part is validated and returned lower-cased.
  */
 export function parseQualifiedName(text: string, defaults: NameDefaults = {}): QualifiedName {
-  const parts = splitNameParts(text);
+  return qualifyNameParts(splitNameParts(text), defaults);
+}
+
+/** As parseQualifiedName, for a name already split into its parts (e.g. by the SQL parser). */
+export function qualifyNameParts(
+  parts: readonly string[],
+  defaults: NameDefaults = {},
+): QualifiedName {
   if (parts.length > 3) {
     throw badRequest(
       "IDENTIFIER_TOO_MANY_NAME_PARTS",

@@ -53,6 +53,9 @@ export function conformData(data: AnyData, target: arrow.DataType, column: strin
     const child = conformData(data.children[0], field.type, `${column}.element`);
     return data.clone(target, data.offset, data.length, data.nullCount, data as never, [child]);
   }
+  if (s === arrow.Type.LargeList && t === arrow.Type.List) {
+    return narrowListOffsets(data, target as arrow.List, column);
+  }
   throw internal(
     "FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH",
     `Column ${column} is ${String(target)} in the table schema but ${String(source)} in a data file.`,
@@ -134,6 +137,31 @@ function narrowOffsets(data: AnyData, target: arrow.DataType, column: string): A
     nullBitmap: nullBitmapOf(data),
     valueOffsets: out,
     data: values,
+  } as never);
+}
+
+/** 64-bit list offsets (arrow-rs reads large_list hints, as polars writes them) to 32-bit. */
+function narrowListOffsets(data: AnyData, target: arrow.List, column: string): AnyData {
+  const offsets = data.valueOffsets as unknown as BigInt64Array;
+  const n = data.length;
+  const out = new Int32Array(n + 1);
+  const base = offsets[0];
+  for (let i = 0; i <= n; i++) {
+    const v = offsets[i] - base;
+    if (v > 2_147_483_647n) {
+      throw internal("FAILED_READ_FILE", `Column ${column} holds more than 2^31 list elements.`);
+    }
+    out[i] = Number(v);
+  }
+  const elements = data.children[0].slice(Number(base), out[n]);
+  const child = conformData(elements, target.children[0].type, `${column}.element`);
+  return arrow.makeData({
+    type: target,
+    length: n,
+    nullCount: data.nullCount,
+    nullBitmap: nullBitmapOf(data),
+    valueOffsets: out,
+    child,
   } as never);
 }
 

@@ -11,7 +11,7 @@
 import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
 import { type InputRows, toTableRows } from "./input-rows.ts";
-import { displayName, openTable } from "./open-table.ts";
+import { displayName, openTable, type TableRef } from "./open-table.ts";
 import { writeDataFiles } from "./write-files.ts";
 import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
 
@@ -24,7 +24,7 @@ export interface AppendResult {
 
 export async function appendRows(
   ctx: SiltContext,
-  name: string,
+  name: TableRef,
   input: InputRows,
   opts: { defaults?: { catalog?: string; schema?: string } } = {},
 ): Promise<AppendResult> {

@@ -14,7 +14,6 @@
  */
 import type * as arrow from "apache-arrow";
 import type { TableEntry } from "../catalog/catalog-store.ts";
-import type { QualifiedName } from "../catalog/names.ts";
 import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Metadata } from "../delta/actions.ts";
@@ -33,7 +32,7 @@ import {
 } from "../delta/schema.ts";
 import { newTableProfile } from "../delta/table-profile.ts";
 import { badRequest, SiltError } from "../errors.ts";
-import { displayName, resolveName } from "./open-table.ts";
+import { displayName, resolveName, type TableRef } from "./open-table.ts";
 import { writeDataFiles } from "./write-files.ts";
 
 export interface ColumnSpec {
@@ -45,7 +44,7 @@ export interface ColumnSpec {
 }
 
 export interface CreateTableRequest {
-  name: string | QualifiedName;
+  name: TableRef;
   defaults?: { catalog?: string; schema?: string };
   columns: ColumnSpec[];
   partitionedBy?: string[];
@@ -70,7 +69,7 @@ export async function createTable(
   ctx: SiltContext,
   req: CreateTableRequest,
 ): Promise<CreateTableResult> {
-  const qn = typeof req.name === "string" ? resolveName(req.name, req.defaults) : req.name;
+  const qn = resolveName(req.name, req.defaults);
   const tableName = displayName(qn);
   if (req.using !== undefined && req.using.toLowerCase() !== "delta") {
     throw badRequest(

@@ -2,7 +2,7 @@
  * DESCRIBE DETAIL: one row describing the table at its latest version, with Spark's columns.
  */
 import { locationUri, type SiltContext } from "../context.ts";
-import { openTable } from "./open-table.ts";
+import { openTable, type TableRef } from "./open-table.ts";
 import { isoMicros, type ResultSet } from "./result-set.ts";
 
 export const DETAIL_COLUMNS = [
@@ -26,7 +26,7 @@ export const DETAIL_COLUMNS = [
 
 export async function describeDetail(
   ctx: SiltContext,
-  name: string,
+  name: TableRef,
   opts: { defaults?: { catalog?: string; schema?: string } } = {},
 ): Promise<ResultSet> {
   const t = await openTable(ctx, name, { defaults: opts.defaults });

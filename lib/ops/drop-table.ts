@@ -9,11 +9,11 @@
  */
 import type { SiltContext } from "../context.ts";
 import { SiltError } from "../errors.ts";
-import { displayName, resolveName } from "./open-table.ts";
+import { displayName, resolveName, type TableRef } from "./open-table.ts";
 
 export async function dropTable(
   ctx: SiltContext,
-  name: string,
+  name: TableRef,
   opts: { ifExists?: boolean; defaults?: { catalog?: string; schema?: string } } = {},
 ): Promise<{ dropped: boolean; deletedObjects: number }> {
   const qn = resolveName(name, opts.defaults);

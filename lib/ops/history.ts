@@ -8,7 +8,7 @@ import { catalogView } from "../commit/publisher.ts";
 import type { SiltContext } from "../context.ts";
 import { readCommitInfos } from "../delta/snapshot.ts";
 import { badRequest } from "../errors.ts";
-import { resolveName } from "./open-table.ts";
+import { resolveName, type TableRef } from "./open-table.ts";
 import { isoMicros, type ResultSet } from "./result-set.ts";
 
 export const HISTORY_COLUMNS = [
@@ -28,7 +28,7 @@ export const HISTORY_COLUMNS = [
 
 export async function describeHistory(
   ctx: SiltContext,
-  name: string,
+  name: TableRef,
   opts: { limit?: number; defaults?: { catalog?: string; schema?: string } } = {},
 ): Promise<ResultSet> {
   if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 1)) {

@@ -10,7 +10,7 @@
 
 import type { TableEntry } from "../catalog/catalog-store.ts";
 import type { NameDefaults } from "../catalog/names.ts";
-import { parseQualifiedName, type QualifiedName } from "../catalog/names.ts";
+import { parseQualifiedName, type QualifiedName, qualifyNameParts } from "../catalog/names.ts";
 import { catalogView, publishRows } from "../commit/publisher.ts";
 import type { SiltContext } from "../context.ts";
 import { type ColumnMappingMode, columnMappingMode } from "../delta/column-mapping.ts";
@@ -32,16 +32,21 @@ export interface OpenTable {
   mappingMode: ColumnMappingMode;
 }
 
-export function resolveName(name: string, defaults?: NameDefaults): QualifiedName {
-  return parseQualifiedName(name, defaults ?? {});
+/** A table as callers name it: dotted text ("c.s.t"), or parts already split by a parser. */
+export type TableRef = string | readonly string[];
+
+export function resolveName(name: TableRef, defaults?: NameDefaults): QualifiedName {
+  return typeof name === "string"
+    ? parseQualifiedName(name, defaults ?? {})
+    : qualifyNameParts(name, defaults ?? {});
 }
 
 export async function openTable(
   ctx: SiltContext,
-  name: string | QualifiedName,
+  name: TableRef,
   opts: TimeTravel & { defaults?: NameDefaults } = {},
 ): Promise<OpenTable> {
-  const qn = typeof name === "string" ? resolveName(name, opts.defaults) : name;
+  const qn = resolveName(name, opts.defaults);
   const entry = await ctx.catalog.getTable(qn.catalog, qn.schema, qn.table);
   const snapshot = await readSnapshot(ctx, entry, opts);
   return describeSnapshot(qn, entry, snapshot);

@@ -165,7 +165,7 @@ class FileReader {
       const keep = deletedRowMask(deleted, numRows);
       for (let i = 0; i < keep.length; i++) keep[i] ^= 1;
       table = combineChunks(filterTable(table, keep));
-      numRows -= deleted.length;
+      numRows = table.numRows;
     }
     return this.assemble(table, numRows, file);
   }
@@ -176,7 +176,7 @@ class FileReader {
     const children = this.arrowSchema.fields.map((field, i) => {
       const logical = this.fields[i];
       if (this.partitionColumns.has(logical.name)) {
-        const raw = file.partitionValues[physicalName(logical, this.mode)] ?? null;
+        const raw = partitionValue(file, physicalName(logical, this.mode), logical.name);
         return constantColumn(field, parsePartitionValue(raw, logical.type), numRows).data[0];
       }
       const index = this.dataFields.indexOf(logical);
@@ -190,6 +190,16 @@ class FileReader {
     });
     return new arrow.Table(this.arrowSchema, [new arrow.RecordBatch(this.arrowSchema, data)]);
   }
+}
+
+/**
+ * The serialized partition value of a column, keyed by physical name as the protocol says; a
+ * writer that keyed it by logical name instead is tolerated. An absent key reads as NULL.
+ */
+function partitionValue(file: AddFile, physical: string, logical: string): string | null {
+  const values = file.partitionValues ?? {};
+  if (Object.hasOwn(values, physical)) return values[physical] ?? null;
+  return values[logical] ?? null;
 }
 
 /**

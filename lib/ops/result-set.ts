@@ -5,10 +5,11 @@ export interface ResultColumn {
   type: string;
 }
 
-export interface ResultSet {
+// A type alias rather than an interface, so results also fit types with extra detail fields.
+export type ResultSet = {
   columns: ResultColumn[];
   rows: unknown[][];
-}
+};
 
 /** Epoch milliseconds as DESIGN §6 encodes timestamps: ISO-8601 UTC with microseconds. */
 export function isoMicros(ms: number): string {

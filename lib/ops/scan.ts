@@ -6,7 +6,7 @@
 import type * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
 import type { StructType } from "../delta/schema.ts";
-import { openTable, type TimeTravel } from "./open-table.ts";
+import { openTable, type TableRef, type TimeTravel } from "./open-table.ts";
 import { readSnapshotRows } from "./read-files.ts";
 
 export interface ScanRequest extends TimeTravel {
@@ -23,7 +23,7 @@ export interface ScanResult {
 
 export async function scanTable(
   ctx: SiltContext,
-  name: string,
+  name: TableRef,
   req: ScanRequest = {},
 ): Promise<ScanResult> {
   const t = await openTable(ctx, name, req);
