@@ -186,12 +186,7 @@ const FAILING_VERSIONS: Record<string, Failure & { versions: number[] }> = {
  * Entries Silt reads with wrong values, left out of the checks above until the cause is fixed;
  * what it does read correctly is asserted in a test of its own below.
  */
-const WRONG_ROWS: Record<string, string> = {
-  "delta-rs/table_with_edge_timestamps":
-    "readParquet (lib/data/parquet.ts) decodes INT96 through parquet-wasm into int64 " +
-    "nanoseconds, which wrap outside 1677..2262: BIG_DATE 9999-12-31T00:00:00Z (per the add " +
-    "stats and DuckDB) reads as 1816-03-29T05:56:08.066277Z",
-};
+const WRONG_ROWS: Record<string, string> = {};
 
 // ---------------------------------------------------------------------------------------------
 // Stated rows
@@ -882,24 +877,6 @@ describe("readable tables: invariants at every version, stated rows, DuckDB", ()
         await expectDuckDbAgrees(store, snapshot, result, rows, context);
       }
     }
-  });
-});
-
-describe("tables read with wrong values in some columns", () => {
-  it("delta-rs/table_with_edge_timestamps: the columns within the INT96 nanosecond range", async () => {
-    const table = "delta-rs/table_with_edge_timestamps";
-    expect(WRONG_ROWS).toHaveProperty([table]);
-    const snapshot = await loadSnapshot(fixtures, `${table}/`);
-    const { schema, table: t } = await readSnapshotRows(fixtures, snapshot, {
-      columns: ["NORMAL_DATE", "SOME_VALUE"],
-    });
-    expect(t.numRows).toBe(await expectedRowCount(fixtures, snapshot));
-    expect(rowBag(arrowToRows(t, schema))).toEqual(
-      rowBag([
-        ["2022-01-01T00:00:00.000000Z", 1],
-        ["2022-02-01T00:00:00.000000Z", 2],
-      ]),
-    );
   });
 });
 

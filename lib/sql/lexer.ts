@@ -43,16 +43,17 @@ export interface Token {
 
 /** A parse-time error with Spark's position suffix; `pos` is 0-based within the line there. */
 export function parseError(errorClass: string, message: string, sqlstate: string, pos: Pos) {
-  return badRequest(
-    errorClass,
-    `${message} (line ${pos.line}, pos ${pos.column - 1})`,
-    sqlstate,
-  );
+  return badRequest(errorClass, `${message} (line ${pos.line}, pos ${pos.column - 1})`, sqlstate);
 }
+
+/** Longest token text an error message repeats (a multi-megabyte literal stays out of it). */
+const MAX_SHOWN = 100;
 
 /** The text Spark shows for a token in "Syntax error at or near …". */
 export function tokenDisplay(src: string, tok: Token): string {
-  return tok.kind === "eof" ? "end of input" : `'${src.slice(tok.start, tok.end)}'`;
+  if (tok.kind === "eof") return "end of input";
+  const text = src.slice(tok.start, tok.end);
+  return `'${text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text}'`;
 }
 
 /** PARSE_SYNTAX_ERROR at a token; `hint` follows Spark's shape (": missing ')'"). */
@@ -104,11 +105,6 @@ export class Lexer {
       else hi = mid - 1;
     }
     return { line: lo + 1, column: offset - this.lineStarts[lo] + 1 };
-  }
-
-  /** Current offset: where the next token (or its leading trivia) begins. */
-  get offset(): number {
-    return this.i;
   }
 
   /** All tokens up to and including the end-of-input token. */
@@ -291,7 +287,11 @@ export class Lexer {
     let j = start + 1;
     for (;;) {
       if (j >= src.length) {
-        throw syntaxError(src, this.token("quoted", "", start, src.length), ": unclosed identifier");
+        throw syntaxError(
+          src,
+          this.token("quoted", "", start, src.length),
+          ": unclosed identifier",
+        );
       }
       if (src[j] === "`") {
         if (src[j + 1] === "`") {
@@ -392,7 +392,6 @@ export class Lexer {
     this.i = j;
     return this.token("number", src.slice(start, j), start, j, kind);
   }
-
 }
 
 function suffixKind(text: string): NumberKind {

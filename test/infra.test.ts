@@ -1,0 +1,821 @@
+/**
+ * The CDK stack, synthesized in-process exactly as `npx cdk synth` builds it (same cdk.json
+ * context, same infra/silt-app.ts composition, cdk-nag included), with the functions really
+ * bundled by the local esbuild. Bundling happens once, in beforeAll, and every check below reads
+ * that one synthesized template and cloud assembly; the JWT variant skips bundling, which is what
+ * the CDK CLI does for stacks it is not deploying.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { App, Aspects, Stack, aws_s3 as s3 } from "aws-cdk-lib";
+import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
+import { AwsSolutionsChecks } from "cdk-nag";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defineSiltApp } from "../infra/silt-app.ts";
+import type { SiltStack } from "../infra/silt-stack.ts";
+import { createApp, OPERATIONS, type Operation } from "../lib/api/app.ts";
+import type { SiltContext } from "../lib/context.ts";
+
+const ROOT = join(import.meta.dirname, "..");
+const CDK_JSON = JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")) as {
+  app: string;
+  context: Record<string, unknown>;
+};
+const WASM_SOURCE = createRequire(import.meta.url).resolve("parquet-wasm/esm/parquet_wasm_bg.wasm");
+
+type Json = Record<string, unknown>;
+type CfnResource = { Type: string; Properties: Json; DeletionPolicy?: string } & Json;
+
+const outdirs: string[] = [];
+
+/** An App configured like the CLI's: cdk.json context plus the given overrides. */
+function cliLikeApp(context: Record<string, unknown> = {}): App {
+  const outdir = mkdtempSync(join(tmpdir(), "silt-cdk-"));
+  outdirs.push(outdir);
+  return new App({ outdir, context: { ...CDK_JSON.context, ...context } });
+}
+
+let stack: SiltStack;
+let template: Template;
+let resources: Record<string, CfnResource>;
+let outdir: string;
+let bundleMs = 0;
+let synthMs = 0;
+
+beforeAll(() => {
+  const app = cliLikeApp();
+  outdir = app.outdir;
+  const t0 = performance.now();
+  // NodejsFunction bundles while the stack is constructed.
+  stack = defineSiltApp(app);
+  const t1 = performance.now();
+  template = Template.fromStack(stack);
+  app.synth();
+  const t2 = performance.now();
+  bundleMs = t1 - t0;
+  synthMs = t2 - t1;
+  resources = template.toJSON().Resources as Record<string, CfnResource>;
+  console.info(
+    `infra: constructing the stack with 7 local esbuild bundles took ${bundleMs.toFixed(0)} ms, ` +
+      `synthesis and cdk-nag ${synthMs.toFixed(0)} ms`,
+  );
+}, 300_000);
+
+afterAll(() => {
+  for (const dir of outdirs) rmSync(dir, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Helpers over the synthesized template
+
+const logicalId = (construct: { node: { defaultChild?: unknown } }): string =>
+  stack.getLogicalId(construct.node.defaultChild as never);
+
+const ofType = (type: string): [string, CfnResource][] =>
+  Object.entries(resources).filter(([, r]) => r.Type === type);
+
+const props = (id: string): Json => {
+  const r = resources[id];
+  if (r === undefined) throw new Error(`no resource ${id}`);
+  return r.Properties ?? {};
+};
+
+/** The logical id a `Ref` or `Fn::GetAtt` points at. */
+function refTarget(value: unknown): string | undefined {
+  const v = value as Json;
+  if (typeof v?.Ref === "string") return v.Ref;
+  const getAtt = v?.["Fn::GetAtt"];
+  if (Array.isArray(getAtt)) return getAtt[0] as string;
+  return undefined;
+}
+
+/**
+ * A policy resource as readable text: `bucket`, `bucket/tables/*`, `table:commits`,
+ * `logs:<op>`, so expectations name what a function touches rather than logical ids.
+ */
+function describeResource(resource: unknown): string {
+  const names = new Map<string, string>([
+    [logicalId(stack.bucket), "bucket"],
+    [logicalId(stack.commitsTable), "table:commits"],
+    [logicalId(stack.catalogTable), "table:catalog"],
+  ]);
+  for (const op of OPERATIONS) {
+    const fn = stack.functions[op];
+    names.set(stack.getLogicalId(fn.logGroup.node.defaultChild as never), `logs:${op}`);
+  }
+  const direct = refTarget(resource);
+  if (direct !== undefined) return names.get(direct) ?? direct;
+  const join = (resource as Json)["Fn::Join"] as [string, unknown[]] | undefined;
+  if (join !== undefined) {
+    return join[1].map((p) => (typeof p === "string" ? p : describeResource(p))).join(join[0]);
+  }
+  return JSON.stringify(resource);
+}
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: unknown;
+  NotAction?: unknown;
+  NotResource?: unknown;
+}
+
+/** All statements of the identity policies attached to a function's role. */
+function roleStatements(op: Operation): Statement[] {
+  const roleId = stack.getLogicalId(stack.functions[op].role?.node.defaultChild as never);
+  const attached = ofType("AWS::IAM::Policy").filter(([, r]) =>
+    ((r.Properties.Roles as unknown[]) ?? []).some((ref) => refTarget(ref) === roleId),
+  );
+  return attached.flatMap(
+    ([, r]) => (r.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+  );
+}
+
+/** resource -> sorted actions, the shape the expectations below are written in. */
+function permissions(op: Operation): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const s of roleStatements(op)) {
+    const actions = Array.isArray(s.Action) ? s.Action : [s.Action];
+    const targets = Array.isArray(s.Resource) ? s.Resource : [s.Resource];
+    for (const target of targets) {
+      const key = describeResource(target);
+      out[key] = [...new Set([...(out[key] ?? []), ...actions])].sort();
+    }
+  }
+  return out;
+}
+
+/** Routes of the synthesized API as "METHOD /path" -> operation whose function serves it. */
+function apiRoutes(): Map<string, Operation> {
+  const fnToOp = new Map(OPERATIONS.map((op) => [logicalId(stack.functions[op]), op]));
+  const routes = new Map<string, Operation>();
+  for (const [, route] of ofType("AWS::ApiGatewayV2::Route")) {
+    const p = route.Properties as Json;
+    const target = (p.Target as Json)["Fn::Join"] as [string, unknown[]];
+    const integrationId = refTarget(target[1][1]);
+    expect(target[1][0]).toBe("integrations/");
+    const integration = props(integrationId as string);
+    const op = fnToOp.get(refTarget(integration.IntegrationUri) as string);
+    if (op === undefined) throw new Error(`route ${p.RouteKey} targets no Silt function`);
+    routes.set(p.RouteKey as string, op);
+  }
+  return routes;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe("cdk.json and the app entry", () => {
+  it("runs infra/app.ts with tsx, so `npx cdk synth` builds this same stack", () => {
+    expect(CDK_JSON.app).toBe("npx tsx infra/app.ts");
+    expect(existsSync(join(ROOT, "infra", "app.ts"))).toBe(true);
+  });
+});
+
+describe("data bucket", () => {
+  const dataBucket = () => props(logicalId(stack.bucket));
+
+  it("blocks public access, encrypts with S3-managed keys, disables ACLs, keeps no versions", () => {
+    const p = dataBucket();
+    expect(p.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(p.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [
+        { ServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } },
+      ],
+    });
+    expect(p.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: "BucketOwnerEnforced" }] });
+    expect(p.AccessControl).toBeUndefined();
+    expect(p.VersioningConfiguration).toBeUndefined();
+  });
+
+  it("aborts incomplete multipart uploads and logs access to a separate bucket", () => {
+    const p = dataBucket();
+    expect(p.LifecycleConfiguration).toEqual({
+      Rules: [
+        {
+          Id: "abort-incomplete-multipart-uploads",
+          AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 },
+          Status: "Enabled",
+        },
+      ],
+    });
+    const logging = p.LoggingConfiguration as Json;
+    const logBucketId = refTarget(logging.DestinationBucketName) as string;
+    expect(logBucketId).not.toBe(logicalId(stack.bucket));
+    expect(logging.LogFilePrefix).toBe("data-bucket/");
+    expect(props(logBucketId).PublicAccessBlockConfiguration).toEqual(
+      p.PublicAccessBlockConfiguration,
+    );
+  });
+
+  it("is retained when the stack is deleted", () => {
+    const r = resources[logicalId(stack.bucket)];
+    expect(r.DeletionPolicy).toBe("Retain");
+    expect(r.UpdateReplacePolicy).toBe("Retain");
+  });
+
+  it("has a bucket policy that denies non-TLS and pre-TLS-1.2 requests", () => {
+    const bucketId = logicalId(stack.bucket);
+    const [[, policy]] = ofType("AWS::S3::BucketPolicy").filter(
+      ([, r]) => refTarget(r.Properties.Bucket) === bucketId,
+    );
+    const statements = (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement;
+    const bothArns = [
+      { "Fn::GetAtt": [bucketId, "Arn"] },
+      { "Fn::Join": ["", [{ "Fn::GetAtt": [bucketId, "Arn"] }, "/*"]] },
+    ];
+    expect(statements).toContainEqual({
+      Effect: "Deny",
+      Principal: { AWS: "*" },
+      Action: "s3:*",
+      Resource: bothArns,
+      Condition: { Bool: { "aws:SecureTransport": "false" } },
+    });
+    expect(statements).toContainEqual({
+      Effect: "Deny",
+      Principal: { AWS: "*" },
+      Action: "s3:*",
+      Resource: bothArns,
+      Condition: { NumericLessThan: { "s3:TlsVersion": 1.2 } },
+    });
+  });
+
+  it("lets only the function roles write or delete under tables/", () => {
+    const bucketId = logicalId(stack.bucket);
+    const [[, policy]] = ofType("AWS::S3::BucketPolicy").filter(
+      ([, r]) => refTarget(r.Properties.Bucket) === bucketId,
+    );
+    const statements = (policy.Properties.PolicyDocument as { Statement: (Statement & Json)[] })
+      .Statement;
+    const guard = statements.find((s) => s.Sid === "OnlySiltFunctionsWriteTables");
+    expect(guard).toBeDefined();
+    expect(guard?.Effect).toBe("Deny");
+    expect(guard?.Principal).toEqual({ AWS: "*" });
+    expect([guard?.Action].flat().sort()).toEqual(["s3:DeleteObject", "s3:PutObject"]);
+    expect(describeResource(guard?.Resource)).toBe("bucket/tables/*");
+    const condition = (guard as Json).Condition as {
+      ArnNotEquals: { "aws:PrincipalArn": unknown[] };
+    };
+    const allowed = condition.ArnNotEquals["aws:PrincipalArn"].map(refTarget);
+    const roles = OPERATIONS.map((op) =>
+      stack.getLogicalId(stack.functions[op].role?.node.defaultChild as never),
+    );
+    expect(allowed.sort()).toEqual(roles.sort());
+  });
+});
+
+describe("DynamoDB tables", () => {
+  const tables = () => ({
+    commits: resources[logicalId(stack.commitsTable)],
+    catalog: resources[logicalId(stack.catalogTable)],
+  });
+
+  it("key the commits table by tableId (S) + version (N), as lib/commit/arbiter.ts expects", () => {
+    const p = tables().commits.Properties as Json;
+    expect(p.KeySchema).toEqual([
+      { AttributeName: "tableId", KeyType: "HASH" },
+      { AttributeName: "version", KeyType: "RANGE" },
+    ]);
+    expect(p.AttributeDefinitions).toEqual([
+      { AttributeName: "tableId", AttributeType: "S" },
+      { AttributeName: "version", AttributeType: "N" },
+    ]);
+  });
+
+  it("key the catalog table by pk (S) + sk (S), as lib/catalog/catalog-store.ts expects", () => {
+    const p = tables().catalog.Properties as Json;
+    expect(p.KeySchema).toEqual([
+      { AttributeName: "pk", KeyType: "HASH" },
+      { AttributeName: "sk", KeyType: "RANGE" },
+    ]);
+    expect(p.AttributeDefinitions).toEqual([
+      { AttributeName: "pk", AttributeType: "S" },
+      { AttributeName: "sk", AttributeType: "S" },
+    ]);
+  });
+
+  it("are on-demand, with point-in-time recovery and deletion protection, and retained", () => {
+    for (const table of Object.values(tables())) {
+      const p = table.Properties as Json;
+      expect(p.BillingMode).toBe("PAY_PER_REQUEST");
+      const replicas = p.Replicas as Json[];
+      expect(replicas).toHaveLength(1);
+      expect(replicas[0].PointInTimeRecoverySpecification).toEqual({
+        PointInTimeRecoveryEnabled: true,
+      });
+      expect(replicas[0].DeletionProtectionEnabled).toBe(true);
+      expect(table.DeletionPolicy).toBe("Retain");
+    }
+  });
+
+  it("never expire commit rows: no TTL on either table (DESIGN §3)", () => {
+    for (const table of Object.values(tables())) {
+      expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
+      for (const replica of table.Properties.Replicas as Json[]) {
+        expect(replica.TimeToLiveSpecification).toBeUndefined();
+      }
+    }
+  });
+});
+
+describe("functions", () => {
+  it("exist once per handler file in functions/", () => {
+    const files = readdirSync(join(ROOT, "functions"))
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => f.replace(/\.ts$/, ""))
+      .sort();
+    expect(Object.keys(stack.functions).sort()).toEqual(files);
+    expect(ofType("AWS::Lambda::Function")).toHaveLength(files.length);
+  });
+
+  it("run Node.js 22 on arm64 for 29 s with JSON logs into their own log group", () => {
+    for (const op of OPERATIONS) {
+      const id = logicalId(stack.functions[op]);
+      const p = props(id);
+      expect(p.Runtime, op).toBe("nodejs22.x");
+      expect(p.Architectures, op).toEqual(["arm64"]);
+      expect(p.Timeout, op).toBe(29);
+      expect(p.Handler, op).toBe("index.handler");
+      const logging = p.LoggingConfig as Json;
+      expect(logging.LogFormat, op).toBe("JSON");
+      const logGroupId = refTarget(logging.LogGroup) as string;
+      expect(describeResource({ Ref: logGroupId })).toBe(`logs:${op}`);
+      expect(props(logGroupId).RetentionInDays, op).toBe(30);
+    }
+  });
+
+  it("give the Parquet-heavy functions more memory", () => {
+    const memory = Object.fromEntries(
+      OPERATIONS.map((op) => [op, props(logicalId(stack.functions[op])).MemorySize]),
+    );
+    expect(memory).toEqual({
+      catalog: 1024,
+      create: 1024,
+      insert: 2048,
+      rows: 2048,
+      history: 1024,
+      detail: 1024,
+      drop: 1024,
+    });
+  });
+
+  it("get the environment lib/runtime/lambda.ts reads", () => {
+    for (const op of OPERATIONS) {
+      const env = (props(logicalId(stack.functions[op])).Environment as Json).Variables as Json;
+      expect(env, op).toEqual({
+        SILT_BUCKET: { Ref: logicalId(stack.bucket) },
+        SILT_STORAGE_PREFIX: "",
+        SILT_COMMITS_TABLE: { Ref: logicalId(stack.commitsTable) },
+        SILT_CATALOG_TABLE: { Ref: logicalId(stack.catalogTable) },
+        SILT_PRINCIPAL: "silt",
+        SILT_PARQUET_WASM: "/var/task/parquet_wasm_bg.wasm",
+        NODE_OPTIONS: "--enable-source-maps",
+      });
+    }
+  });
+
+  it("each have their own role, trusted by Lambda only, with no managed policies", () => {
+    const roleIds = new Set<string>();
+    for (const op of OPERATIONS) {
+      const roleId = refTarget(props(logicalId(stack.functions[op])).Role) as string;
+      roleIds.add(roleId);
+      const role = props(roleId);
+      expect(role.ManagedPolicyArns, op).toBeUndefined();
+      expect(role.Policies, op).toBeUndefined();
+      expect(role.AssumeRolePolicyDocument, op).toEqual({
+        Version: "2012-10-17",
+        Statement: [
+          {
+            Effect: "Allow",
+            Principal: { Service: "lambda.amazonaws.com" },
+            Action: "sts:AssumeRole",
+          },
+        ],
+      });
+    }
+    expect(roleIds.size).toBe(OPERATIONS.length);
+  });
+});
+
+describe("least-privilege IAM", () => {
+  const logs = ["logs:CreateLogStream", "logs:PutLogEvents"];
+
+  it("grants each function exactly the actions its code path uses", () => {
+    const actual = Object.fromEntries(OPERATIONS.map((op) => [op, permissions(op)]));
+    expect(actual).toEqual({
+      catalog: {
+        "logs:catalog": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:DeleteObject"],
+        "table:catalog": [
+          "dynamodb:DeleteItem",
+          "dynamodb:GetItem",
+          "dynamodb:PutItem",
+          "dynamodb:Query",
+          "dynamodb:UpdateItem",
+        ],
+      },
+      create: {
+        "logs:create": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:GetObject", "s3:PutObject"],
+        "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
+        "table:catalog": [
+          "dynamodb:DeleteItem",
+          "dynamodb:GetItem",
+          "dynamodb:PutItem",
+          "dynamodb:UpdateItem",
+        ],
+      },
+      insert: {
+        "logs:insert": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:GetObject", "s3:PutObject"],
+        "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
+        "table:catalog": ["dynamodb:GetItem"],
+      },
+      // Readers that open a table publish ratified commits they find (cooperative publishing):
+      // PutObject into _delta_log/ only, and UpdateItem to mark them published.
+      rows: {
+        "logs:rows": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:GetObject"],
+        "bucket/tables/*/_delta_log/*": ["s3:PutObject"],
+        "table:commits": ["dynamodb:Query", "dynamodb:UpdateItem"],
+        "table:catalog": ["dynamodb:GetItem"],
+      },
+      detail: {
+        "logs:detail": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:GetObject"],
+        "bucket/tables/*/_delta_log/*": ["s3:PutObject"],
+        "table:commits": ["dynamodb:Query", "dynamodb:UpdateItem"],
+        "table:catalog": ["dynamodb:GetItem"],
+      },
+      history: {
+        "logs:history": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:GetObject"],
+        "table:commits": ["dynamodb:Query"],
+        "table:catalog": ["dynamodb:GetItem"],
+      },
+      drop: {
+        "logs:drop": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:DeleteObject"],
+        "table:catalog": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
+      },
+    });
+  });
+
+  it("uses no wildcard actions, no Deny/NotAction tricks and no conditions", () => {
+    for (const op of OPERATIONS) {
+      const statements = roleStatements(op);
+      expect(statements.length, op).toBeGreaterThan(0);
+      for (const s of statements) {
+        expect(s.Effect, op).toBe("Allow");
+        expect(s.NotAction, op).toBeUndefined();
+        expect(s.NotResource, op).toBeUndefined();
+        for (const action of [s.Action].flat()) expect(action, op).not.toContain("*");
+      }
+    }
+  });
+
+  it("attaches policies to function roles only", () => {
+    const functionRoles = new Set(
+      OPERATIONS.map((op) =>
+        stack.getLogicalId(stack.functions[op].role?.node.defaultChild as never),
+      ),
+    );
+    for (const [id, policy] of ofType("AWS::IAM::Policy")) {
+      for (const role of policy.Properties.Roles as unknown[]) {
+        expect(functionRoles.has(refTarget(role) as string), id).toBe(true);
+      }
+    }
+    expect(ofType("AWS::IAM::Role")).toHaveLength(OPERATIONS.length);
+  });
+});
+
+describe("HTTP API", () => {
+  it("routes exactly what each operation's Hono routes serve to that operation's function", () => {
+    const expected = new Map<string, Operation>();
+    for (const op of OPERATIONS) {
+      const hono = createApp({} as SiltContext, { operations: [op] });
+      for (const r of hono.routes) {
+        if (r.method === "ALL") continue; // middleware
+        const key = `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`;
+        // Health is served by every function; the API sends it to one.
+        if (key === "GET /api/v1/health") continue;
+        expect(expected.has(key), key).toBe(false);
+        expected.set(key, op);
+      }
+    }
+    const actual = apiRoutes();
+    expect(actual.get("GET /api/v1/health")).toBe("catalog");
+    actual.delete("GET /api/v1/health");
+    expect(Object.fromEntries([...actual].sort())).toEqual(
+      Object.fromEntries([...expected].sort()),
+    );
+  });
+
+  it("maps the issue's example route: POST /api/v1/tables/{name}/insert -> insert", () => {
+    expect(apiRoutes().get("POST /api/v1/tables/{name}/insert")).toBe("insert");
+  });
+
+  it("uses Lambda proxy integrations with payload format 2.0", () => {
+    const integrations = ofType("AWS::ApiGatewayV2::Integration");
+    expect(integrations.length).toBeGreaterThanOrEqual(OPERATIONS.length);
+    for (const [id, integration] of integrations) {
+      expect(integration.Properties.IntegrationType, id).toBe("AWS_PROXY");
+      expect(integration.Properties.PayloadFormatVersion, id).toBe("2.0");
+    }
+  });
+
+  it("lets API Gateway invoke each function", () => {
+    for (const op of OPERATIONS) {
+      const fnId = logicalId(stack.functions[op]);
+      const permissions = ofType("AWS::Lambda::Permission").filter(
+        ([, p]) => refTarget(p.Properties.FunctionName) === fnId,
+      );
+      expect(permissions.length, op).toBeGreaterThan(0);
+      for (const [, p] of permissions) {
+        expect(p.Properties.Principal).toBe("apigateway.amazonaws.com");
+        expect(p.Properties.Action).toBe("lambda:InvokeFunction");
+      }
+    }
+  });
+
+  it("requires IAM authorization on every route by default", () => {
+    const routes = ofType("AWS::ApiGatewayV2::Route");
+    expect(routes).toHaveLength(15);
+    for (const [id, route] of routes) {
+      expect(route.Properties.AuthorizationType, id).toBe("AWS_IAM");
+    }
+    expect(ofType("AWS::ApiGatewayV2::Authorizer")).toHaveLength(0);
+  });
+
+  it("logs access on the $default stage as JSON without headers or bodies", () => {
+    const [[, stage]] = ofType("AWS::ApiGatewayV2::Stage");
+    const p = stage.Properties as Json;
+    expect(p.StageName).toBe("$default");
+    expect(p.AutoDeploy).toBe(true);
+    const settings = p.AccessLogSettings as { DestinationArn: unknown; Format: string };
+    const logGroup = props(refTarget(settings.DestinationArn) as string);
+    expect(logGroup.RetentionInDays).toBe(30);
+    const format = JSON.parse(settings.Format) as Record<string, string>;
+    expect(format.requestId).toBe("$context.requestId");
+    expect(format.status).toBe("$context.status");
+    expect(format.principal).toBe("$context.identity.userArn");
+    expect(settings.Format).not.toMatch(/requestBody|header/i);
+  });
+});
+
+describe("alarms", () => {
+  it("alarm on every function's Errors", () => {
+    for (const op of OPERATIONS) {
+      template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+        Namespace: "AWS/Lambda",
+        MetricName: "Errors",
+        Dimensions: [{ Name: "FunctionName", Value: { Ref: logicalId(stack.functions[op]) } }],
+        Statistic: "Sum",
+        Period: 300,
+        Threshold: 1,
+        EvaluationPeriods: 1,
+        ComparisonOperator: "GreaterThanOrEqualToThreshold",
+        TreatMissingData: "notBreaching",
+      });
+    }
+  });
+
+  it("alarm on the API's 5xx answers", () => {
+    template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+      Namespace: "AWS/ApiGateway",
+      MetricName: "5xx",
+      Dimensions: [{ Name: "ApiId", Value: { Ref: logicalId(stack.api) } }],
+      Statistic: "Sum",
+      Threshold: 1,
+      ComparisonOperator: "GreaterThanOrEqualToThreshold",
+    });
+    expect(ofType("AWS::CloudWatch::Alarm")).toHaveLength(OPERATIONS.length + 1);
+  });
+});
+
+describe("cdk-nag AwsSolutions", () => {
+  it("leaves no unsuppressed error or warning", () => {
+    const match = Match.stringLikeRegexp("AwsSolutions-.*");
+    const errors = Annotations.fromStack(stack).findError("*", match);
+    const warnings = Annotations.fromStack(stack).findWarning("*", match);
+    expect(errors.map((e) => `${e.id}: ${e.entry.data}`)).toEqual([]);
+    expect(warnings.map((w) => `${w.id}: ${w.entry.data}`)).toEqual([]);
+  });
+
+  it("really ran over the stack, and every suppression carries a reason", () => {
+    const reports = readdirSync(outdir).filter((f) => /^AwsSolutions-.*NagReport\.csv$/.test(f));
+    expect(reports).toHaveLength(1);
+    const report = readFileSync(join(outdir, reports[0]), "utf8");
+    const rows = report
+      .trim()
+      .split("\n")
+      .slice(1)
+      .map((line) => line.match(/"((?:[^"]|"")*)"/g)?.map((c) => c.slice(1, -1)) ?? []);
+    expect(rows.length).toBeGreaterThan(40);
+    expect(rows.filter((r) => r[2] === "Non-Compliant")).toEqual([]);
+    const suppressed = rows.filter((r) => r[2] === "Suppressed");
+    expect(new Set(suppressed.map((r) => r[0]))).toEqual(
+      new Set(["AwsSolutions-L1", "AwsSolutions-IAM5"]),
+    );
+    for (const r of suppressed) expect(r[3].length, `${r[0]} ${r[1]}`).toBeGreaterThan(40);
+    // IAM5 is suppressed only for the tables/ object patterns, finding by finding.
+    for (const r of suppressed.filter((r) => r[0] === "AwsSolutions-IAM5")) {
+      expect(r[3]).toMatch(/^\[Resource::<DataBucket\w+\.Arn>\/tables\/\*(\/_delta_log\/\*)?\] /);
+    }
+  });
+
+  it("fails synthesis on a non-compliant resource, so a clean synth above means something", () => {
+    // cdk.json turns on @aws-cdk/core:annotationsInValidationReport: error annotations, which
+    // is how cdk-nag reports, then fail `cdk synth` instead of only being printed.
+    const app = cliLikeApp();
+    const probe = new Stack(app, "NagProbe");
+    new s3.Bucket(probe, "Open", { enforceSSL: false });
+    Aspects.of(app).add(new AwsSolutionsChecks());
+    expect(() => Annotations.fromStack(probe)).toThrow(/AwsSolutions-S1:[\s\S]*AwsSolutions-S10:/);
+  });
+});
+
+describe("bundled code in the cloud assembly", () => {
+  const assetDir = (op: Operation): string => {
+    const code = props(logicalId(stack.functions[op])).Code as { S3Key: string };
+    return join(outdir, `asset.${code.S3Key.replace(/\.zip$/, "")}`);
+  };
+
+  it("holds each function's ESM bundle with parquet-wasm's .wasm next to it", () => {
+    const wasmSize = statSync(WASM_SOURCE).size;
+    for (const op of OPERATIONS) {
+      const dir = assetDir(op);
+      expect(readdirSync(dir).sort(), op).toEqual([
+        "index.mjs",
+        "index.mjs.map",
+        "parquet_wasm_bg.wasm",
+      ]);
+      expect(statSync(join(dir, "parquet_wasm_bg.wasm")).size, op).toBe(wasmSize);
+    }
+  });
+
+  it("bundles the AWS SDK and leaves no CommonJS require() shim that ESM would break on", () => {
+    for (const op of OPERATIONS) {
+      const code = readFileSync(join(assetDir(op), "index.mjs"), "utf8");
+      // esbuild's shim for require() inside an ES module throws "Dynamic require of ... is not
+      // supported" at run time; if a CommonJS dependency ever needs it, give the bundle a
+      // createRequire banner.
+      // Booleans, so a failure does not print a megabyte of minified code.
+      expect(code.includes("Dynamic require of"), op).toBe(false);
+      expect(/(from|import\()\s*["']@aws-sdk\//.test(code), op).toBe(false);
+    }
+  });
+
+  it("loads in plain Node and answers GET /api/v1/health through the Lambda handler", () => {
+    // A child process, as Lambda runs it: importing the bundles into this worker would send a
+    // megabyte of minified code per function through vitest's transform pipeline.
+    const script = `
+      const event = JSON.parse(process.env.SMOKE_EVENT);
+      const out = {};
+      for (const [op, file] of JSON.parse(process.env.SMOKE_BUNDLES)) {
+        const { handler } = await import(file);
+        out[op] = await handler(event, {});
+      }
+      process.stdout.write(JSON.stringify(out));
+    `;
+    const bundles = OPERATIONS.map((op) => [
+      op,
+      pathToFileURL(join(assetDir(op), "index.mjs")).href,
+    ]);
+    const stdout = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      env: {
+        PATH: process.env.PATH,
+        AWS_REGION: "us-east-1",
+        SILT_BUCKET: "bundle-smoke",
+        SILT_COMMITS_TABLE: "commits",
+        SILT_CATALOG_TABLE: "catalog",
+        NODE_OPTIONS: "--enable-source-maps",
+        SMOKE_EVENT: JSON.stringify(healthEvent()),
+        SMOKE_BUNDLES: JSON.stringify(bundles),
+      },
+    });
+    const responses = JSON.parse(stdout) as Record<string, { statusCode: number; body: string }>;
+    for (const op of OPERATIONS) {
+      expect(responses[op]?.statusCode, op).toBe(200);
+      expect(JSON.parse(responses[op].body), op).toEqual({ status: "ok" });
+    }
+  });
+});
+
+describe("stack options", () => {
+  // Built without bundling: only the template matters here, and the CLI skips bundling for
+  // stacks it is not deploying the same way.
+  const variant = (context: Record<string, unknown>) => {
+    const app = cliLikeApp({ ...context, "aws:cdk:bundling-stacks": [] });
+    const s = defineSiltApp(app);
+    return { stack: s, template: Template.fromStack(s) };
+  };
+
+  it("can use a JWT authorizer, turn off deletion protection and notify an SNS topic", () => {
+    const topic = "arn:aws:sns:us-east-1:123456789012:silt-alarms";
+    const { stack: s, template: t } = variant({
+      "silt:stackName": "SiltJwt",
+      "silt:jwtIssuer": "https://issuer.example.com/",
+      "silt:jwtAudience": "silt-api, other-client",
+      "silt:deletionProtection": "false",
+      "silt:alarmTopicArn": topic,
+    });
+    expect(s.stackName).toBe("SiltJwt");
+    const authorizers = t.findResources("AWS::ApiGatewayV2::Authorizer");
+    const [authorizerId] = Object.keys(authorizers);
+    expect(Object.keys(authorizers)).toHaveLength(1);
+    expect(authorizers[authorizerId].Properties).toMatchObject({
+      AuthorizerType: "JWT",
+      IdentitySource: ["$request.header.Authorization"],
+      JwtConfiguration: {
+        Issuer: "https://issuer.example.com/",
+        Audience: ["silt-api", "other-client"],
+      },
+    });
+    const routes = Object.values(t.findResources("AWS::ApiGatewayV2::Route"));
+    expect(routes).toHaveLength(15);
+    for (const route of routes) {
+      expect(route.Properties.AuthorizationType).toBe("JWT");
+      expect(route.Properties.AuthorizerId).toEqual({ Ref: authorizerId });
+    }
+    for (const table of Object.values(t.findResources("AWS::DynamoDB::GlobalTable"))) {
+      expect(table.Properties.Replicas[0].DeletionProtectionEnabled).toBe(false);
+      expect(table.Properties.Replicas[0].PointInTimeRecoverySpecification).toEqual({
+        PointInTimeRecoveryEnabled: true,
+      });
+    }
+    const alarms = Object.values(t.findResources("AWS::CloudWatch::Alarm"));
+    expect(alarms).toHaveLength(OPERATIONS.length + 1);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([topic]);
+    const [stage] = Object.values(t.findResources("AWS::ApiGatewayV2::Stage"));
+    const format = JSON.parse(stage.Properties.AccessLogSettings.Format) as Json;
+    expect(format.principal).toBe("$context.authorizer.claims.sub");
+    const match = Match.stringLikeRegexp("AwsSolutions-.*");
+    expect(Annotations.fromStack(s).findError("*", match)).toEqual([]);
+  });
+
+  it("scopes S3 permissions under a storage prefix", () => {
+    const { template: t } = variant({ "silt:storagePrefix": "silt/" });
+    const resourcesText = JSON.stringify(t.findResources("AWS::IAM::Policy"));
+    expect(resourcesText).toContain('"/silt/tables/*"');
+    expect(resourcesText).not.toContain('"/tables/*"');
+    const fns = Object.values(t.findResources("AWS::Lambda::Function"));
+    for (const fn of fns) {
+      expect(fn.Properties.Environment.Variables.SILT_STORAGE_PREFIX).toBe("silt/");
+    }
+  });
+
+  it("rejects half a JWT configuration and a prefix without a trailing slash", () => {
+    expect(() => variant({ "silt:jwtIssuer": "https://issuer.example.com/" })).toThrow(
+      /silt:jwtAudience/,
+    );
+    expect(() => variant({ "silt:storagePrefix": "silt" })).toThrow(/storagePrefix/);
+  });
+});
+
+/** An API Gateway HTTP API (payload 2.0) event for GET /api/v1/health. */
+function healthEvent() {
+  return {
+    version: "2.0",
+    routeKey: "GET /api/v1/health",
+    rawPath: "/api/v1/health",
+    rawQueryString: "",
+    headers: { host: "abc123.execute-api.us-east-1.amazonaws.com" },
+    requestContext: {
+      accountId: "123456789012",
+      apiId: "abc123",
+      domainName: "abc123.execute-api.us-east-1.amazonaws.com",
+      domainPrefix: "abc123",
+      http: {
+        method: "GET",
+        path: "/api/v1/health",
+        protocol: "HTTP/1.1",
+        sourceIp: "192.0.2.1",
+        userAgent: "vitest",
+      },
+      requestId: "smoke",
+      routeKey: "GET /api/v1/health",
+      stage: "$default",
+      time: "01/Jan/2026:00:00:00 +0000",
+      timeEpoch: 1767225600000,
+    },
+    isBase64Encoded: false,
+  };
+}
