@@ -316,15 +316,7 @@ export function implicitCast(t: Typed, to: SqlType): Typed {
 }
 
 function makeCast(t: Typed, to: SqlType, tryCast: boolean, implicit: boolean): Typed {
-  if (t.kind === "literal") {
-    try {
-      const value = castScalar(t.value, t.type, to, tryCast);
-      return { kind: "literal", type: to, nullable: value === null, value, folded: t.folded ?? t };
-    } catch (e) {
-      if (!(e instanceof SiltError)) throw e;
-    }
-  }
-  return {
+  const node: Typed = {
     kind: "cast",
     type: to,
     nullable: t.nullable || tryCast || castMayYieldNull(t.type, to),
@@ -332,6 +324,15 @@ function makeCast(t: Typed, to: SqlType, tryCast: boolean, implicit: boolean): T
     tryCast,
     implicit,
   };
+  if (t.kind === "literal") {
+    try {
+      const value = castScalar(t.value, t.type, to, tryCast);
+      return { kind: "literal", type: to, nullable: value === null, value, folded: node };
+    } catch (e) {
+      if (!(e instanceof SiltError)) throw e;
+    }
+  }
+  return node;
 }
 
 /** Casts that yield NULL for some non-null input even in ANSI mode. */
@@ -537,13 +538,15 @@ class Analyzer {
   // -- operators ------------------------------------------------------------------------------
 
   unary(op: "-" | "+" | "not" | "~", operand: Typed): Typed {
-    const sql = () => (op === "not" ? `(NOT ${prettySql(operand)})` : `(${op} ${prettySql(operand)})`);
+    const sql = () =>
+      op === "not" ? `(NOT ${prettySql(operand)})` : `(${op} ${prettySql(operand)})`;
     switch (op) {
       case "not":
         return notOf(this.expectBoolean(operand, 0, sql()));
       case "~": {
         const o = operand.type === "null" ? implicitCast(operand, "long") : operand;
-        if (!isIntegral(o.type)) throw this.unexpectedType(0, '"INTEGRAL"', operand, `~${prettySql(operand)}`);
+        if (!isIntegral(o.type))
+          throw this.unexpectedType(0, '"INTEGRAL"', operand, `~${prettySql(operand)}`);
         return { kind: "bitnot", type: o.type, nullable: o.nullable, operand: o };
       }
       default: {
@@ -586,13 +589,16 @@ class Analyzer {
       case "^":
         return this.bitwise(op, l, r);
       case "||":
-        return this.call({
-          kind: "call",
-          name: "concat",
-          args: [],
-          distinct: false,
-          pos: { line: 0, column: 0 },
-        }, [l, r]);
+        return this.call(
+          {
+            kind: "call",
+            name: "concat",
+            args: [],
+            distinct: false,
+            pos: { line: 0, column: 0 },
+          },
+          [l, r],
+        );
       case "=":
       case "<":
       case "<=":
@@ -706,7 +712,11 @@ class Analyzer {
         r = implicitCast(r, "double");
       }
     }
-    if (op === "div" && (isIntegral(l.type) || l.type === "null") && (isIntegral(r.type) || r.type === "null")) {
+    if (
+      op === "div" &&
+      (isIntegral(l.type) || l.type === "null") &&
+      (isIntegral(r.type) || r.type === "null")
+    ) {
       l = implicitCast(l, "long");
       r = implicitCast(r, "long");
     }
@@ -753,7 +763,14 @@ class Analyzer {
     }
     [l, r] = this.widen(l, r, isIntegral);
     this.checkBinary(op, l, r, isIntegral, '"INTEGRAL"');
-    return { kind: "bitwise", op, type: l.type, nullable: l.nullable || r.nullable, left: l, right: r };
+    return {
+      kind: "bitwise",
+      op,
+      type: l.type,
+      nullable: l.nullable || r.nullable,
+      left: l,
+      right: r,
+    };
   }
 
   compare(op: CompareOp, l0: Typed, r0: Typed): Typed {
@@ -784,7 +801,9 @@ class Analyzer {
     if (r.type === "null") r = implicitCast(r, "boolean");
     [l, r] = this.widen(l, r, (t) => t === "boolean");
     this.checkBinary(op.toUpperCase(), l, r, (t) => t === "boolean", '"BOOLEAN"');
-    return op === "and" ? andOf(l, r) : { kind: "or", type: "boolean", nullable: l.nullable || r.nullable, left: l, right: r };
+    return op === "and"
+      ? andOf(l, r)
+      : { kind: "or", type: "boolean", nullable: l.nullable || r.nullable, left: l, right: r };
   }
 
   private expectBoolean(t: Typed, index: number, sql: string): Typed {
@@ -835,12 +854,18 @@ class Analyzer {
     };
   }
 
-  like(op: "like" | "ilike" | "rlike", operand0: Typed, pattern0: Typed, escape?: string): Typed {
+  like(
+    op: "like" | "ilike" | "rlike",
+    operand0: Typed,
+    pattern0: Typed,
+    escapeChar?: string,
+  ): Typed {
     const name = op === "rlike" ? "RLIKE" : op.toUpperCase();
     const sql = () => `${prettySql(operand0)} ${name} ${prettySql(pattern0)}`;
     const toStr = (t: Typed, i: number) => {
       if (t.type === "string") return t;
-      if (t.type === "null" || (isAtomic(t.type) && t.type !== "binary")) return implicitCast(t, "string");
+      if (t.type === "null" || (isAtomic(t.type) && t.type !== "binary"))
+        return implicitCast(t, "string");
       throw this.unexpectedType(i, '"STRING"', t, sql());
     };
     let operand = toStr(operand0, 0);
@@ -849,7 +874,7 @@ class Analyzer {
       operand = this.callNamed("lower", [operand]);
       pattern = this.callNamed("lower", [pattern]);
     }
-    const esc = escape ?? "\\";
+    const esc = escapeChar ?? "\\";
     if (op !== "rlike" && [...esc].length !== 1) {
       throw badRequest(
         "INVALID_ESCAPE_CHAR",
@@ -910,6 +935,7 @@ class Analyzer {
       throw this.unexpectedType(i * 2, '"BOOLEAN"', w, sql());
     });
     const cast = (v: Typed) => implicitCast(v, type);
+    // biome-ignore lint/suspicious/noThenProperty: CASE branches are {when, then} in the AST.
     const branches = conds.map((w, i) => ({ when: w, then: cast(thens[i]) }));
     const other = otherwise ? cast(otherwise) : undefined;
     return {
@@ -929,7 +955,14 @@ class Analyzer {
       throw dataTypeMismatch(sub, sql, detail);
     }
     if (sameType(operand.type, target) && !tryCast) {
-      return { kind: "cast", type: target, nullable: operand.nullable, operand, tryCast, implicit: false };
+      return {
+        kind: "cast",
+        type: target,
+        nullable: operand.nullable,
+        operand,
+        tryCast,
+        implicit: false,
+      };
     }
     const t = makeCast(operand, target, tryCast, false);
     return t;
@@ -1152,7 +1185,9 @@ export function prettySql(t: Typed): string {
   switch (t.kind) {
     case "literal":
       if (t.folded) {
-        return t.folded.kind === "literal" ? prettyLiteral(t.folded.value, t.folded.type) : prettySql(t.folded);
+        return t.folded.kind === "literal"
+          ? prettyLiteral(t.folded.value, t.folded.type)
+          : prettySql(t.folded);
       }
       return prettyLiteral(t.value, t.type);
     case "column":

@@ -18,8 +18,8 @@ import { conformData } from "../data/cast.ts";
 import { arrowValues, valuesToArrow } from "../data/json-rows.ts";
 import { type DataType, toArrowType } from "../delta/schema.ts";
 import { badRequest, internal } from "../errors.ts";
-import type { SqlType } from "./ast.ts";
 import { children, type Typed, type TypedColumn } from "./analyze.ts";
+import type { SqlType } from "./ast.ts";
 import type { EvalEnv } from "./functions.ts";
 import {
   arithmeticOverflow,
@@ -383,7 +383,12 @@ function fromArrow(d0: arrow.Data, t: SqlType, name: string): Vec {
   if (
     !arrow.util.compareTypes(d.type, expected) &&
     d.type.typeId !== arrow.Type.Dictionary &&
-    !(arrow.DataType.isInt(d.type) && arrow.DataType.isInt(expected) && d.type.bitWidth <= 32 && (expected as arrow.Int).bitWidth <= 32)
+    !(
+      arrow.DataType.isInt(d.type) &&
+      arrow.DataType.isInt(expected) &&
+      d.type.bitWidth <= 32 &&
+      (expected as arrow.Int).bitWidth <= 32
+    )
   ) {
     try {
       d = conformData(d0, expected, name);
@@ -408,16 +413,32 @@ function fromArrow(d0: arrow.Data, t: SqlType, name: string): Vec {
     const src = d.values as unknown as BigInt64Array;
     if (src instanceof BigInt64Array) {
       const data = src.subarray(0, n);
-      return { tag: "i64", n, valid, data, words: new Int32Array(data.buffer, data.byteOffset, n * 2) };
+      return {
+        tag: "i64",
+        n,
+        valid,
+        data,
+        words: new Int32Array(data.buffer, data.byteOffset, n * 2),
+      };
     }
   }
   if (tid === arrow.Type.Float && tagOf(t) === "f64") {
     const src = d.values as Float32Array | Float64Array;
-    const data = src instanceof Float64Array ? src.subarray(0, n) : Float64Array.from(src.subarray(0, n));
+    const data =
+      src instanceof Float64Array ? src.subarray(0, n) : Float64Array.from(src.subarray(0, n));
     return { tag: "f64", n, valid, data };
   }
-  if (tid === arrow.Type.Decimal && isDecimalType(t) && (d.type as arrow.Decimal).scale === t.scale) {
-    return decimalFromWords(d.values as Uint32Array, (d.type as arrow.Decimal).bitWidth / 32, n, valid);
+  if (
+    tid === arrow.Type.Decimal &&
+    isDecimalType(t) &&
+    (d.type as arrow.Decimal).scale === t.scale
+  ) {
+    return decimalFromWords(
+      d.values as Uint32Array,
+      (d.type as arrow.Decimal).bitWidth / 32,
+      n,
+      valid,
+    );
   }
   if (tid === arrow.Type.Utf8 && t === "string") {
     const offsets = (d.valueOffsets as Int32Array).subarray(0, n + 1);
@@ -439,7 +460,7 @@ function decimalFromWords(words: Uint32Array, stride: number, n: number, valid?:
     let ones = 0xffffffff;
     for (let j = 2; j < stride; j++) {
       high |= words[k + j];
-      ones &= words[k + j];
+      ones = (ones & words[k + j]) >>> 0;
     }
     if (high === 0 && w1 < 2097152) small[i] = w1 * TWO32 + w0;
     else if (ones === 0xffffffff && w1 >= 0xffe00000 && !(w1 === 0xffe00000 && w0 === 0)) {
@@ -518,7 +539,9 @@ function toArrowData(v0: Vec, t: SqlType): arrow.Data {
         data: v.bytes,
       });
     case "obj": {
-      const values = v.data.map((x, i) => (validBytes && validBytes[i] === 0 ? null : fromScalar(x, t)));
+      const values = v.data.map((x, i) =>
+        validBytes && validBytes[i] === 0 ? null : fromScalar(x, t),
+      );
       return valuesToArrow(values, t as DataType);
     }
   }
@@ -623,6 +646,8 @@ class Evaluator {
   }
 
   eval(t: Typed, f: Frame): Vec {
+    // Nothing is evaluated for no rows, so constant sub-expressions raise nothing either.
+    if (f.n === 0) return { tag: "const", n: 0, value: null };
     switch (t.kind) {
       case "literal":
         return { tag: "const", n: f.n, value: t.value };
@@ -638,10 +663,14 @@ class Evaluator {
         return this.field(t, f);
       case "cast":
         return this.cast(this.eval(t.operand, f), t.operand.type, t.type, t.tryCast);
-      case "arith":
-        return this.arith(t, this.eval(t.left, f), this.eval(t.right, f));
-      case "bitwise":
-        return this.bitwise(t, this.eval(t.left, f), this.eval(t.right, f));
+      case "arith": {
+        const l = this.eval(t.left, f);
+        return this.arith(t, l, this.evalAfter([l], t.right, f));
+      }
+      case "bitwise": {
+        const l = this.eval(t.left, f);
+        return this.bitwise(t, l, this.evalAfter([l], t.right, f));
+      }
       case "negate": {
         const v = this.eval(t.operand, f);
         const ty = t.type;
@@ -659,14 +688,18 @@ class Evaluator {
           typeof x === "bigint" ? BigInt.asIntN(64, ~x) : ~(x as number),
         );
       }
-      case "compare":
-        return this.compare(t.op, t.left.type, this.eval(t.left, f), this.eval(t.right, f), f.n);
+      case "compare": {
+        const l = this.eval(t.left, f);
+        const r = t.op === "<=>" ? this.eval(t.right, f) : this.evalAfter([l], t.right, f);
+        return this.compare(t.op, t.left.type, l, r, f.n);
+      }
       case "and":
       case "or":
         return this.logical(t, f);
       case "not": {
         const v = this.eval(t.operand, f);
-        if (v.tag === "const") return { tag: "const", n: f.n, value: v.value === null ? null : !v.value };
+        if (v.tag === "const")
+          return { tag: "const", n: f.n, value: v.value === null ? null : !v.value };
         const b = v as VBool;
         const data = new Uint8Array(f.n);
         for (let i = 0; i < f.n; i++) data[i] = b.data[i] ^ 1;
@@ -702,9 +735,27 @@ class Evaluator {
     }
   }
 
+  /**
+   * Evaluates `next` where every `prev` value is non-NULL (NULL elsewhere): a null-intolerant
+   * operator never looks at later operands of a row whose earlier operand is NULL, so their
+   * errors must not surface there. Operands that cannot raise simply run on every row.
+   */
+  private evalAfter(prev: Vec[], next: Typed, f: Frame): Vec {
+    if (!canThrow(next)) return this.eval(next, f);
+    const rows: number[] = [];
+    for (let i = 0; i < f.n; i++) if (prev.every((v) => isValidAt(v, i))) rows.push(i);
+    if (rows.length === f.n) return this.eval(next, f);
+    const rel = Uint32Array.from(rows);
+    const sub = this.eval(next, subFrame(f, rel));
+    const b = builder(next.type, f.n);
+    for (let k = 0; k < rel.length; k++) b.set(rel[k], at(sub, k));
+    return b.finish();
+  }
+
   /** Applies a null-intolerant scalar function row by row. */
   private map1(v: Vec, t: SqlType, f: (x: Scalar) => Scalar | null): Vec {
-    if (v.tag === "const") return { tag: "const", n: v.n, value: v.value === null ? null : f(v.value) };
+    if (v.tag === "const")
+      return { tag: "const", n: v.n, value: v.value === null ? null : f(v.value) };
     return generate(t, v.n, (i) => {
       const x = at(v, i);
       return x === null ? null : f(x);
@@ -730,7 +781,9 @@ class Evaluator {
       return f.sel ? gatherVec(withParent, f.sel) : withParent;
     }
     const parent = this.eval(t.operand, f);
-    return this.map1(parent, t.type, (x) => toScalar((x as Record<string, unknown>)[t.name], t.type));
+    return this.map1(parent, t.type, (x) =>
+      toScalar((x as Record<string, unknown>)[t.name], t.type),
+    );
   }
 
   // -- casts ----------------------------------------------------------------------------------
@@ -741,7 +794,11 @@ class Evaluator {
       return { tag: "const", n: v.n, value: castScalar(v.value, from, to, tryCast) };
     }
     const n = v.n;
-    if (v.tag === "i32" && isIntegral(from) && (to === "long" || to === "double" || to === "float")) {
+    if (
+      v.tag === "i32" &&
+      isIntegral(from) &&
+      (to === "long" || to === "double" || to === "float")
+    ) {
       if (to === "long") {
         const data = new BigInt64Array(n);
         const words = new Int32Array(data.buffer, 0, n * 2);
@@ -822,7 +879,10 @@ class Evaluator {
         return { tag: "f64", n, valid, data };
       }
     }
-    if ((lt === "integer" || lt === "short" || lt === "byte") && (op === "+" || op === "-" || op === "*")) {
+    if (
+      (lt === "integer" || lt === "short" || lt === "byte") &&
+      (op === "+" || op === "-" || op === "*")
+    ) {
       const a = asI32(l);
       const b = asI32(r);
       if (a && b) {
@@ -874,7 +934,11 @@ class Evaluator {
       return t.op === "&" ? a & b : t.op === "|" ? a | b : a ^ b;
     };
     if (l.tag === "const" && r.tag === "const") {
-      return { tag: "const", n, value: l.value === null || r.value === null ? null : f(l.value, r.value) };
+      return {
+        tag: "const",
+        n,
+        value: l.value === null || r.value === null ? null : f(l.value, r.value),
+      };
     }
     return generate(t.type, n, (i) => {
       const x = at(l, i);
@@ -889,7 +953,9 @@ class Evaluator {
     if (op === "<=>") return this.nullSafeEqual(t, l, r, n);
     if (l.tag === "const" && r.tag === "const") {
       const value =
-        l.value === null || r.value === null ? null : cmpResult(op, compareScalars(t, l.value, r.value));
+        l.value === null || r.value === null
+          ? null
+          : cmpResult(op, compareScalars(t, l.value, r.value));
       return { tag: "const", n, value };
     }
     const valid = andValidity(validityOf(l), validityOf(r), n);
@@ -908,7 +974,11 @@ class Evaluator {
     if (eq.tag === "const") {
       const lv = (l as VConst).value;
       const rv = (r as VConst).value;
-      return { tag: "const", n, value: lv === null || rv === null ? lv === null && rv === null : eq.value };
+      return {
+        tag: "const",
+        n,
+        value: lv === null || rv === null ? lv === null && rv === null : eq.value,
+      };
     }
     const lvld = validityOf(l);
     const rvld = validityOf(r);
@@ -949,7 +1019,11 @@ class Evaluator {
       r = this.eval(t.right, f);
     }
     if (l.tag === "const" && r.tag === "const") {
-      return { tag: "const", n, value: kleene(isAnd, l.value as boolean | null, r.value as boolean | null) };
+      return {
+        tag: "const",
+        n,
+        value: kleene(isAnd, l.value as boolean | null, r.value as boolean | null),
+      };
     }
     const a = materialize(l, "boolean") as VBool;
     const b = materialize(r, "boolean") as VBool;
@@ -1042,7 +1116,7 @@ class Evaluator {
   private like(t: Extract<Typed, { kind: "like" }>, f: Frame): Vec {
     const n = f.n;
     const s = this.eval(t.operand, f);
-    const p = this.eval(t.pattern, f);
+    const p = this.evalAfter([s], t.pattern, f);
     const compile = (pattern: string): RegExp => {
       const key = `${t.op}\u0000${t.escape}\u0000${pattern}`;
       let re = this.regexCache.get(key);
@@ -1058,7 +1132,8 @@ class Evaluator {
       const re = compile(p.value as string);
       const data = new Uint8Array(n);
       const valid = validityOf(s);
-      const simple = t.op === "like" && s.tag === "utf8" ? simpleLike(p.value as string, t.escape) : undefined;
+      const simple =
+        t.op === "like" && s.tag === "utf8" ? simpleLike(p.value as string, t.escape) : undefined;
       if (simple && s.tag === "utf8") {
         likeBytes(simple, s, data);
         return { tag: "bool", n, valid, data };
@@ -1155,8 +1230,11 @@ class Evaluator {
   private call(t: Extract<Typed, { kind: "call" }>, f: Frame): Vec {
     const kernel = t.fn.eval;
     if (!kernel) throw internal("INTERNAL_ERROR", `No evaluator for function ${t.name}.`);
-    const args = t.args.map((a) => this.eval(a, f));
     const nullSafe = t.fn.nullSafe === true;
+    const args: Vec[] = [];
+    for (const a of t.args) {
+      args.push(nullSafe || t.fn.evaluatesAll ? this.eval(a, f) : this.evalAfter(args, a, f));
+    }
     const row: (Scalar | null)[] = new Array(args.length);
     const one = (i: number): Scalar | null => {
       for (let k = 0; k < args.length; k++) {
@@ -1166,7 +1244,8 @@ class Evaluator {
       }
       return kernel(row, t, this.env);
     };
-    if (args.every((a) => a.tag === "const")) return { tag: "const", n: f.n, value: f.n > 0 ? one(0) : null };
+    if (args.every((a) => a.tag === "const"))
+      return { tag: "const", n: f.n, value: f.n > 0 ? one(0) : null };
     return generate(t.type, f.n, one);
   }
 }
@@ -1220,7 +1299,8 @@ function asF64(v: Vec, t: SqlType): Float64Array | undefined {
 
 function asI32(v: Vec): Int32Array | undefined {
   if (v.tag === "i32") return v.data;
-  if (v.tag === "const") return new Int32Array(v.n).fill(v.value === null ? 0 : (v.value as number));
+  if (v.tag === "const")
+    return new Int32Array(v.n).fill(v.value === null ? 0 : (v.value as number));
   return undefined;
 }
 
@@ -1303,7 +1383,12 @@ function decimalFast(
     const x = a[i];
     const y = b[i];
     const z = t.op === "+" ? x + y : t.op === "-" ? x - y : x * y;
-    if (Math.abs(z) <= SAFE && Math.abs(z) < limit && Number.isSafeInteger(x) && Number.isSafeInteger(y)) {
+    if (
+      Math.abs(z) <= SAFE &&
+      Math.abs(z) < limit &&
+      Number.isSafeInteger(x) &&
+      Number.isSafeInteger(y)
+    ) {
       out[i] = z;
       continue;
     }
@@ -1324,7 +1409,14 @@ function arithScalar(t: Extract<Typed, { kind: "arith" }>, a: Scalar, b: Scalar)
   if (isDecimalType(lt)) {
     const rt = t.right.type as Extract<SqlType, { type: "decimal" }>;
     if (op === "div") return decimalIntegralDivide(a as bigint, lt.scale, b as bigint, rt.scale);
-    return decimalArith(op, a as bigint, lt, b as bigint, rt, t.type as Extract<SqlType, { type: "decimal" }>);
+    return decimalArith(
+      op,
+      a as bigint,
+      lt,
+      b as bigint,
+      rt,
+      t.type as Extract<SqlType, { type: "decimal" }>,
+    );
   }
   if (isIntegral(lt)) {
     switch (op) {
@@ -1337,7 +1429,8 @@ function arithScalar(t: Extract<Typed, { kind: "arith" }>, a: Scalar, b: Scalar)
         return typeof a === "bigint" ? a % (b as bigint) : (a as number) % (b as number) || 0;
       case "div": {
         if (b === 0n) throw divideByZero();
-        if (a === INT64_MIN && b === -1n) throw arithmeticOverflow("Overflow in integral divide", "try_divide");
+        if (a === INT64_MIN && b === -1n)
+          throw arithmeticOverflow("Overflow in integral divide", "try_divide");
         return (a as bigint) / (b as bigint);
       }
       default:
@@ -1390,7 +1483,11 @@ function opMask(op: string): number {
 /** Typed comparison loops for the common shapes; undefined when none applies. */
 function compareFast(op: string, t: SqlType, l: Vec, r: Vec, n: number): Uint8Array | undefined {
   const out = new Uint8Array(n);
-  if ((l.tag === "i32" || l.tag === "const") && (r.tag === "i32" || r.tag === "const") && tagOf(t) === "i32") {
+  if (
+    (l.tag === "i32" || l.tag === "const") &&
+    (r.tag === "i32" || r.tag === "const") &&
+    tagOf(t) === "i32"
+  ) {
     const a = asI32(l)!;
     const b = asI32(r)!;
     switch (op) {
@@ -1411,7 +1508,11 @@ function compareFast(op: string, t: SqlType, l: Vec, r: Vec, n: number): Uint8Ar
     }
     return out;
   }
-  if ((l.tag === "i64" || l.tag === "const") && (r.tag === "i64" || r.tag === "const") && tagOf(t) === "i64") {
+  if (
+    (l.tag === "i64" || l.tag === "const") &&
+    (r.tag === "i64" || r.tag === "const") &&
+    tagOf(t) === "i64"
+  ) {
     const a = asWords(l)!;
     const b = asWords(r)!;
     const mask = opMask(op);
@@ -1429,7 +1530,11 @@ function compareFast(op: string, t: SqlType, l: Vec, r: Vec, n: number): Uint8Ar
     }
     return out;
   }
-  if ((l.tag === "f64" || l.tag === "const") && (r.tag === "f64" || r.tag === "const") && tagOf(t) === "f64") {
+  if (
+    (l.tag === "f64" || l.tag === "const") &&
+    (r.tag === "f64" || r.tag === "const") &&
+    tagOf(t) === "f64"
+  ) {
     const a = asF64(l, t)!;
     const b = asF64(r, t)!;
     const mask = opMask(op);
@@ -1455,7 +1560,10 @@ function compareFast(op: string, t: SqlType, l: Vec, r: Vec, n: number): Uint8Ar
       return out;
     }
   }
-  if (t === "string" && ((l.tag === "utf8" && r.tag === "const") || (l.tag === "const" && r.tag === "utf8"))) {
+  if (
+    t === "string" &&
+    ((l.tag === "utf8" && r.tag === "const") || (l.tag === "const" && r.tag === "utf8"))
+  ) {
     const col = (l.tag === "utf8" ? l : r) as VUtf8;
     const k = (l.tag === "const" ? l : r) as VConst;
     if (k.value === null) return out;
@@ -1499,7 +1607,12 @@ function decSmall(v: Vec, n: number): Float64Array | undefined {
 function matcher(t: SqlType, values: Scalar[]): (x: Scalar) => boolean {
   if (values.length === 0) return () => false;
   const first = values[0];
-  if (typeof first === "number" || typeof first === "bigint" || typeof first === "string" || typeof first === "boolean") {
+  if (
+    typeof first === "number" ||
+    typeof first === "bigint" ||
+    typeof first === "string" ||
+    typeof first === "boolean"
+  ) {
     const set = new Set<unknown>(values);
     return (x) => set.has(x);
   }
@@ -1515,16 +1628,16 @@ interface SimpleLike {
 }
 
 /** LIKE patterns that are a literal with % only at its ends: matched on UTF-8 bytes. */
-function simpleLike(pattern: string, escape: string): SimpleLike | undefined {
+function simpleLike(pattern: string, escapeChar: string): SimpleLike | undefined {
   const cps = Array.from(pattern);
   let lit = "";
   let lead = false;
   let trail = false;
   for (let i = 0; i < cps.length; i++) {
     const c = cps[i];
-    if (c === escape) {
+    if (c === escapeChar) {
       const next = cps[i + 1];
-      if (next !== "_" && next !== "%" && next !== escape) return undefined;
+      if (next !== "_" && next !== "%" && next !== escapeChar) return undefined;
       if (trail) return undefined;
       lit += next;
       i++;
@@ -1593,17 +1706,21 @@ const invalidFormat = (sub: string, pattern: string, detail: string) =>
   badRequest(`INVALID_FORMAT.${sub}`, `The format is invalid: '${pattern}'. ${detail}`, "42601");
 
 /** Spark's LIKE pattern (escapeLikeRegex) as an anchored, dot-all JS RegExp. */
-export function likeRegex(pattern: string, escape: string): RegExp {
+export function likeRegex(pattern: string, escapeChar: string): RegExp {
   let out = "";
   const cps = Array.from(pattern);
   for (let i = 0; i < cps.length; i++) {
     const c = cps[i];
-    if (c === escape) {
+    if (c === escapeChar) {
       if (i + 1 >= cps.length) {
-        throw invalidFormat("ESC_AT_THE_END", pattern, "The escape character is not allowed to end with.");
+        throw invalidFormat(
+          "ESC_AT_THE_END",
+          pattern,
+          "The escape character is not allowed to end with.",
+        );
       }
       const next = cps[++i];
-      if (next !== "_" && next !== "%" && next !== escape) {
+      if (next !== "_" && next !== "%" && next !== escapeChar) {
         throw invalidFormat(
           "ESC_IN_THE_MIDDLE",
           pattern,
@@ -1683,7 +1800,8 @@ export function evaluateTable(t: Typed, table: arrow.Table, ctx?: EvalContext): 
   const env = envOf(ctx);
   const fixed: EvalContext = { ...ctx, now: env.now };
   const parts = table.batches.map((b) => evaluate(t, b, fixed));
-  if (parts.length === 0) return arrow.makeVector(toArrowData({ tag: "const", n: 0, value: null }, t.type));
+  if (parts.length === 0)
+    return arrow.makeVector(toArrowData({ tag: "const", n: 0, value: null }, t.type));
   return new arrow.Vector(parts);
 }
 
@@ -1763,5 +1881,3 @@ export function evaluateRows(
 
 /** The micros-since-epoch instant evaluation uses for `now` (exported for callers' records). */
 export const statementInstant = (now?: Date | bigint): bigint => envOf({ now }).now;
-
-export { fromScalar, toScalar };

@@ -7,17 +7,17 @@
  * Conditional functions (coalesce, if, nullif, nvl2, …) become `coalesce` or `case` nodes, so
  * their lazily evaluated arguments follow the same rules as CASE.
  */
+
+import { civilFromDays, daysFromCivil, formatDecimal, parseDecimal } from "../data/json-rows.ts";
 import { decimal } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
-import type { SqlType } from "./ast.ts";
 import type { ResolveContext, Typed } from "./analyze.ts";
+import type { SqlType } from "./ast.ts";
 import {
   arithmeticOverflow,
   boundedDecimal,
   castInvalidInput,
   compareScalars,
-  dateParts,
-  daysFromCivil,
   daysInMonth,
   decimalOutOfRange,
   divHalfUp,
@@ -38,7 +38,6 @@ import {
   type Scalar,
   sameType,
 } from "./types.ts";
-import { parseDecimal, formatDecimal } from "../data/json-rows.ts";
 
 /** What an argument accepts: a type, an abstract family, or any of several. */
 export type ArgSpec =
@@ -69,6 +68,8 @@ export interface FunctionDef {
    */
   eval?: (args: (Scalar | null)[], node: CallNode, env: EvalEnv) => Scalar | null;
   nullSafe?: boolean;
+  /** Every argument is evaluated even after a NULL one (Spark's n-ary concat does). */
+  evaluatesAll?: boolean;
 }
 
 const REGISTRY = new Map<string, FunctionDef>();
@@ -85,12 +86,7 @@ function define(def: FunctionDef, ...aliases: string[]): void {
   for (const a of aliases) REGISTRY.set(a, { ...def, name: a });
 }
 
-const call = (
-  name: string,
-  args: Typed[],
-  type: SqlType,
-  nullable: boolean,
-): CallNode => ({
+const call = (name: string, args: Typed[], type: SqlType, nullable: boolean): CallNode => ({
   kind: "call",
   name,
   args,
@@ -207,7 +203,14 @@ for (const [name, negated] of [
 function castTo(a: Typed, t: SqlType): Typed {
   if (sameType(a.type, t)) return a;
   if (a.kind === "literal" && a.value === null) return { ...a, type: t, folded: a };
-  return { kind: "cast", type: t, nullable: a.nullable, operand: a, tryCast: false, implicit: true };
+  return {
+    kind: "cast",
+    type: t,
+    nullable: a.nullable,
+    operand: a,
+    tryCast: false,
+    implicit: true,
+  };
 }
 
 for (const [name, sign] of [
@@ -225,7 +228,12 @@ for (const [name, sign] of [
         throw ctx.analyzer.unexpectedType(0, '"ORDERABLE"', args[0], ctx.sql());
       }
       const cast = args.map((a) => castTo(a, t));
-      return call(name, cast, t, cast.every((a) => a.nullable));
+      return call(
+        name,
+        cast,
+        t,
+        cast.every((a) => a.nullable),
+      );
     },
     eval(args, node) {
       let best: Scalar | null = null;
@@ -241,15 +249,21 @@ for (const [name, sign] of [
 // ---------------------------------------------------------------------------------------------
 // Math
 
-simple("abs", [1, 1], ["numeric"], (a) => a[0].type, ([v], node) => {
-  const t = node.type;
-  if (isIntegral(t)) {
-    const neg = typeof v === "bigint" ? v < 0n : (v as number) < 0;
-    return neg ? integralNegate(t, v as number | bigint) : v;
-  }
-  if (isDecimalType(t)) return (v as bigint) < 0n ? -(v as bigint) : v;
-  return Math.abs(v as number);
-});
+simple(
+  "abs",
+  [1, 1],
+  ["numeric"],
+  (a) => a[0].type,
+  ([v], node) => {
+    const t = node.type;
+    if (isIntegral(t)) {
+      const neg = typeof v === "bigint" ? v < 0n : (v as number) < 0;
+      return neg ? integralNegate(t, v as number | bigint) : v;
+    }
+    if (isDecimalType(t)) return (v as bigint) < 0n ? -(v as bigint) : v;
+    return Math.abs(v as number);
+  },
+);
 
 /** Rounding of an integral scalar to 10^-scale (scale < 0), HALF_UP. */
 function roundIntegral(v: number | bigint, scale: number, t: SqlType): number | bigint {
@@ -262,7 +276,8 @@ function roundIntegral(v: number | bigint, scale: number, t: SqlType): number | 
   }
   const n = Number(r);
   const limit = t === "byte" ? 128 : t === "short" ? 32768 : 2147483648;
-  if (n < -limit || n >= limit) throw arithmeticOverflow(`${t === "integer" ? "integer" : t} overflow`);
+  if (n < -limit || n >= limit)
+    throw arithmeticOverflow(`${t === "integer" ? "integer" : t} overflow`);
   return n;
 }
 
@@ -350,8 +365,8 @@ for (const name of ["floor", "ceil", "ceiling"]) {
       const r = up ? Math.ceil(x) : Math.floor(x);
       // Java's (long) conversion: NaN is 0, out-of-range values saturate.
       if (Number.isNaN(r)) return 0n;
-      if (r >= 9223372036854775807) return INT64_MAX;
-      if (r <= -9223372036854775808) return INT64_MIN;
+      if (r >= 2 ** 63) return INT64_MAX;
+      if (r <= -(2 ** 63)) return INT64_MIN;
       return BigInt(r);
     },
   });
@@ -448,6 +463,7 @@ simple(
 define({
   name: "concat",
   kind: "scalar",
+  evaluatesAll: true,
   arity: { min: 0, max: Number.POSITIVE_INFINITY },
   resolve(args, ctx) {
     const allBinary = args.length > 0 && args.every((a) => a.type === "binary");
@@ -508,21 +524,31 @@ simple("date_add", [2, 2], DAY_SPECS, "date", ([d, n]) => ((d as number) + (n as
   "dateadd",
 ]);
 simple("date_sub", [2, 2], DAY_SPECS, "date", ([d, n]) => ((d as number) - (n as number)) | 0);
-simple("datediff", [2, 2], ["date", "date"], "integer", ([end, start]) =>
-  (end as number) - (start as number),
+simple(
+  "datediff",
+  [2, 2],
+  ["date", "date"],
+  "integer",
+  ([end, start]) => (end as number) - (start as number),
 );
 
-simple("year", [1, 1], ["date"], "integer", ([d]) => dateParts(d as number)[0]);
-simple("month", [1, 1], ["date"], "integer", ([d]) => dateParts(d as number)[1]);
-simple("day", [1, 1], ["date"], "integer", ([d]) => dateParts(d as number)[2], ["dayofmonth"]);
-simple("quarter", [1, 1], ["date"], "integer", ([d]) => Math.floor((dateParts(d as number)[1] - 1) / 3) + 1);
+simple("year", [1, 1], ["date"], "integer", ([d]) => civilFromDays(d as number)[0]);
+simple("month", [1, 1], ["date"], "integer", ([d]) => civilFromDays(d as number)[1]);
+simple("day", [1, 1], ["date"], "integer", ([d]) => civilFromDays(d as number)[2], ["dayofmonth"]);
+simple(
+  "quarter",
+  [1, 1],
+  ["date"],
+  "integer",
+  ([d]) => Math.floor((civilFromDays(d as number)[1] - 1) / 3) + 1,
+);
 simple("dayofweek", [1, 1], ["date"], "integer", ([d]) => {
   // 1970-01-01 was a Thursday; Spark numbers Sunday 1 … Saturday 7.
   const k = ((d as number) + 4) % 7;
   return (k < 0 ? k + 7 : k) + 1;
 });
 simple("dayofyear", [1, 1], ["date"], "integer", ([d]) => {
-  const [y] = dateParts(d as number);
+  const [y] = civilFromDays(d as number);
   return (d as number) - daysFromCivil(y, 1, 1) + 1;
 });
 
@@ -567,7 +593,14 @@ function parseDateTimeArg(target: "date" | "timestamp") {
     const fmt = args.length > 1 ? ctx.analyzer.expect(args[1], 1, "string", ctx.sql) : undefined;
     if (x.type !== "string" && x.type !== "null") {
       if (sameType(x.type, target)) return x;
-      return { kind: "cast", type: target, nullable: x.nullable, operand: x, tryCast: false, implicit: false };
+      return {
+        kind: "cast",
+        type: target,
+        nullable: x.nullable,
+        operand: x,
+        tryCast: false,
+        implicit: false,
+      };
     }
     const cast = fmt ? [x, fmt] : [x];
     return call(ctx.name, cast, target, anyNullable(cast));
@@ -620,7 +653,9 @@ define({
 // ---------------------------------------------------------------------------------------------
 // Datetime patterns (the java.time subset people write: yyyy-MM-dd, dd/MM/yyyy, HH:mm:ss.SSS)
 
-type PatternToken = { kind: "field"; letter: string; count: number } | { kind: "lit"; text: string };
+type PatternToken =
+  | { kind: "field"; letter: string; count: number }
+  | { kind: "lit"; text: string };
 
 const FIELD_LETTERS = new Set(["y", "u", "M", "L", "d", "H", "h", "m", "s", "S", "a", "E"]);
 const MONTHS = [
@@ -692,18 +727,30 @@ interface ParsedDateTime {
 }
 
 const isNumericField = (t: PatternToken | undefined) =>
-  t !== undefined && t.kind === "field" && !"aE".includes(t.letter) && !(t.letter === "M" && t.count >= 3);
+  t !== undefined &&
+  t.kind === "field" &&
+  !"aE".includes(t.letter) &&
+  !(t.letter === "M" && t.count >= 3);
 
 /** Parses `text` with a java.time-style pattern; CANNOT_PARSE_TIMESTAMP when it does not fit. */
 export function parseWithPattern(text: string, pattern: string): ParsedDateTime {
   const tokens = tokenizePattern(pattern);
-  const r: ParsedDateTime = { year: 1970, month: 1, day: 1, hour: 0, minute: 0, second: 0, micros: 0 };
+  const r: ParsedDateTime = {
+    year: 1970,
+    month: 1,
+    day: 1,
+    hour: 0,
+    minute: 0,
+    second: 0,
+    micros: 0,
+  };
   let pm: boolean | undefined;
   let hour12: number | undefined;
   let pos = 0;
   const digits = (min: number, max: number): number => {
     let j = pos;
-    while (j < text.length && j - pos < max && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
+    while (j < text.length && j - pos < max && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57)
+      j++;
     if (j - pos < min) throw cannotParse(text, pos);
     const v = Number(text.slice(pos, j));
     pos = j;
@@ -805,7 +852,10 @@ export function parseWithPattern(text: string, pattern: string): ParsedDateTime 
 function aggregate(
   name: string,
   arity: [number, number],
-  typeOf: (args: Typed[], ctx: ResolveContext) => { args: Typed[]; type: SqlType; nullable: boolean },
+  typeOf: (
+    args: Typed[],
+    ctx: ResolveContext,
+  ) => { args: Typed[]; type: SqlType; nullable: boolean },
   ...aliases: string[]
 ): void {
   define(
@@ -853,7 +903,9 @@ aggregate(
   (args, ctx) => {
     const x = ctx.analyzer.expect(args[0], 0, "numeric", ctx.sql);
     const t = x.type;
-    const type: SqlType = isDecimalType(t) ? boundedDecimal(t.precision + 4, t.scale + 4) : "double";
+    const type: SqlType = isDecimalType(t)
+      ? boundedDecimal(t.precision + 4, t.scale + 4)
+      : "double";
     return { args: [x], type, nullable: true };
   },
   "mean",

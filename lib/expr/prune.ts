@@ -11,13 +11,14 @@
  * seen through a CAST keep their bounds only when the cast preserves order (numbers, dates and
  * timestamps among themselves; never through strings).
  */
-import type { AddFile } from "../delta/actions.ts";
+
 import type { ParquetFooter, ParquetRowGroup } from "../data/parquet.ts";
+import type { AddFile } from "../delta/actions.ts";
 import { parsePartitionValue } from "../delta/partition-values.ts";
-import type { DataType, StructType } from "../delta/schema.ts";
-import type { SqlType } from "./ast.ts";
+import type { StructType } from "../delta/schema.ts";
 import { referencedColumns, type Typed, type TypedColumn } from "./analyze.ts";
-import { evaluateRows, type EvalContext } from "./evaluate.ts";
+import type { SqlType } from "./ast.ts";
+import { type EvalContext, evaluateRows } from "./evaluate.ts";
 import {
   castScalar,
   compareScalars,
@@ -53,7 +54,10 @@ interface StatsSource {
   /** The exact partition value, or undefined when `path` is not a partition column. */
   partition(path: readonly string[]): { value: unknown } | undefined;
   column(path: readonly string[]): { min?: unknown; max?: unknown; nullCount?: number } | undefined;
-  /** Whether string maxima are Delta-style (possibly truncated prefixes). */
+  /**
+   * Delta statistics (string maxima possibly truncated prefixes; NaN counted as the largest
+   * double) rather than Parquet footer statistics (NaN left out of float bounds).
+   */
   deltaStrings: boolean;
 }
 
@@ -69,6 +73,17 @@ const UNKNOWN: Range = { mayBeNull: true, mayBeNonNull: true };
 
 /** Whether some row of the file may satisfy the predicate. */
 export function canMatch(predicate: Typed, file: FileStatsView, opts: PruneOptions = {}): boolean {
+  return matchFile(predicate, file, opts, new Map());
+}
+
+type Constants = Map<Typed, Scalar | null | undefined>;
+
+function matchFile(
+  predicate: Typed,
+  file: FileStatsView,
+  opts: PruneOptions,
+  constants: Constants,
+): boolean {
   const stats = file.stats ?? undefined;
   const parts = file.partitionValues ?? {};
   const source: StatsSource = {
@@ -88,7 +103,7 @@ export function canMatch(predicate: Typed, file: FileStatsView, opts: PruneOptio
     },
     deltaStrings: true,
   };
-  return new Pruner(source, opts).canMatch(predicate);
+  return new Pruner(source, opts, constants).canMatch(predicate);
 }
 
 /** Whether some row of a Parquet row group may satisfy the predicate (footer statistics). */
@@ -126,7 +141,7 @@ export function canMatchRowGroup(
     },
     deltaStrings: false,
   };
-  return new Pruner(source, opts).canMatch(predicate);
+  return new Pruner(source, opts, new Map()).canMatch(predicate);
 }
 
 /**
@@ -145,7 +160,9 @@ export function fileMatcher(
     const f = schema.fields.find((x) => x.name.toLowerCase() === name.toLowerCase());
     return { name: f?.name ?? name, type: f?.type, physical: toPhysical([f?.name ?? name])[0] };
   });
-  const needsStats = referencedColumns(predicate).some(
+  // Constant sub-expressions evaluate once for all files.
+  const constants: Constants = new Map();
+  const needsStats = columnsOf(predicate).some(
     (c) => !partFields.some((p) => p.name.toLowerCase() === c.name.toLowerCase()),
   );
   return (add) => {
@@ -173,7 +190,7 @@ export function fileMatcher(
         stats = undefined;
       }
     }
-    return canMatch(predicate, { partitionValues, stats }, opts);
+    return matchFile(predicate, { partitionValues, stats }, opts, constants);
   };
 }
 
@@ -200,6 +217,17 @@ function logicalTree(
   }
   return out;
 }
+
+const columnCache = new WeakMap<Typed, TypedColumn[]>();
+
+const columnsOf = (t: Typed): TypedColumn[] => {
+  let cols = columnCache.get(t);
+  if (!cols) {
+    cols = referencedColumns(t);
+    columnCache.set(t, cols);
+  }
+  return cols;
+};
 
 const findKey = (o: Record<string, unknown>, name: string): string | undefined => {
   if (Object.hasOwn(o, name)) return name;
@@ -238,6 +266,7 @@ class Pruner {
   constructor(
     private readonly source: StatsSource,
     private readonly opts: PruneOptions,
+    private readonly constants: Constants,
   ) {
     this.relation = opts.relation ?? 0;
   }
@@ -279,9 +308,17 @@ class Pruner {
 
   /** The node's value when it depends only on constants and partition columns. */
   private exact(t: Typed): Scalar | null | undefined {
-    const cols = referencedColumns(t);
-    if (!cols.every((c) => this.partitionValue(c) !== undefined)) return undefined;
     if (t.kind === "literal") return t.value;
+    const cols = columnsOf(t);
+    if (cols.length === 0) {
+      if (!this.constants.has(t)) this.constants.set(t, this.evaluateOn(t, cols));
+      return this.constants.get(t);
+    }
+    if (!cols.every((c) => this.partitionValue(c) !== undefined)) return undefined;
+    return this.evaluateOn(t, cols);
+  }
+
+  private evaluateOn(t: Typed, cols: TypedColumn[]): Scalar | null | undefined {
     const types: SqlType[] = [];
     const row: unknown[] = [];
     for (const c of cols) {
@@ -351,19 +388,28 @@ class Pruner {
     const conv = (v: unknown): Scalar | undefined => {
       if (v === undefined || v === null) return undefined;
       try {
-        const x = toScalar(v instanceof Uint8Array && type === "string" ? new TextDecoder().decode(v) : v, type);
+        const x = toScalar(
+          v instanceof Uint8Array && type === "string" ? new TextDecoder().decode(v) : v,
+          type,
+        );
         return x === null ? undefined : x;
       } catch {
         return undefined;
       }
     };
-    let lo = conv(s.min);
+    const lo = conv(s.min);
     let hi = conv(s.max);
     if (isTimestamp(type) && typeof hi === "bigint") hi += 999n;
-    if (type === "string" && typeof hi === "string" && this.source.deltaStrings && maybeTruncated(hi)) {
+    if (
+      type === "string" &&
+      typeof hi === "string" &&
+      this.source.deltaStrings &&
+      maybeTruncated(hi)
+    ) {
       hi = undefined;
     }
-    if (typeof lo === "number" && Number.isNaN(lo) && type !== "double" && type !== "float") lo = undefined;
+    // Parquet writers leave NaN out of float statistics, yet NaN sorts above every number.
+    if ((type === "double" || type === "float") && !this.source.deltaStrings) hi = undefined;
     return { lo, hi, mayBeNull, mayBeNonNull };
   }
 
@@ -464,7 +510,12 @@ export function parseStatsJson(text: string): unknown {
         ws();
         if (text[i++] !== ":") throw new SyntaxError("stats: expected ':'");
         const v = value();
-        Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(o, k, {
+          value: v,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
         ws();
         const d = text[i++];
         if (d === "}") return o;
@@ -518,5 +569,3 @@ export function parseStatsJson(text: string): unknown {
   if (i !== text.length) throw new SyntaxError("stats: trailing characters");
   return v;
 }
-
-export type { DataType };

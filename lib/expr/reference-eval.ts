@@ -8,8 +8,8 @@
  */
 import { daysFromCivil, formatDate, formatTimestamp, parseTimestamp } from "../data/json-rows.ts";
 import { badRequest } from "../errors.ts";
-import type { SqlType } from "./ast.ts";
 import type { Typed } from "./analyze.ts";
+import type { SqlType } from "./ast.ts";
 
 type RV = boolean | bigint | number | string | Uint8Array | object | null;
 
@@ -29,7 +29,6 @@ const INTS: Record<string, [bigint, bigint]> = {
 const isInt = (t: SqlType): t is "byte" | "short" | "integer" | "long" =>
   typeof t === "string" && t in INTS;
 const isFloat = (t: SqlType) => t === "float" || t === "double";
-const isNum = (t: SqlType) => isInt(t) || isFloat(t) || isDec(t);
 const DAY = 86_400_000_000n;
 
 const ten = (n: number): bigint => 10n ** BigInt(n);
@@ -95,7 +94,14 @@ function intCheck(v: bigint, t: SqlType): bigint {
   return v;
 }
 
-const trimCtl = (s: string) => s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, "");
+/** Strips every char <= U+0020 from both ends (Java's String.trim). */
+function trimCtl(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && s.charCodeAt(a) <= 0x20) a++;
+  while (b > a && s.charCodeAt(b - 1) <= 0x20) b--;
+  return s.slice(a, b);
+}
 
 /** Exact decimal text to (digits, exponent): value = digits * 10^exponent. */
 function parseDecimalText(s: string): [bigint, number] | undefined {
@@ -233,6 +239,91 @@ function toText(v: RV, t: SqlType): string {
   }
 }
 
+const MONTH_NAMES = [
+  "jan",
+  "feb",
+  "mar",
+  "apr",
+  "may",
+  "jun",
+  "jul",
+  "aug",
+  "sep",
+  "oct",
+  "nov",
+  "dec",
+];
+
+/** java.time-style pattern parse through one regex built from the pattern. */
+function byPattern(text: string, pattern: string) {
+  const fields: string[] = [];
+  let re = "";
+  const tokens = pattern.match(/'[^']*'|([A-Za-z])\1*|./g) ?? [];
+  tokens.forEach((tok, k) => {
+    if (tok.startsWith("'")) {
+      re += tok.slice(1, -1).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      return;
+    }
+    const c = tok[0];
+    const n = tok.length;
+    const nextIsField = /^[yMdHms]/.test(tokens[k + 1] ?? "");
+    if (!/[A-Za-z]/.test(c)) {
+      re += tok.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+      return;
+    }
+    fields.push(tok);
+    if (c === "M" && n >= 3) re += "([A-Za-z]+)";
+    else if (c === "S") re += `(\\d{${n}})`;
+    else if (c === "y") re += n === 2 ? "(\\d{2})" : nextIsField ? `(\\d{${n}})` : `(\\d{${n},10})`;
+    else re += n === 1 && !nextIsField ? "(\\d{1,2})" : `(\\d{${n}})`;
+  });
+  const m = new RegExp(`^${re}$`).exec(text);
+  if (!m) return fail("CANNOT_PARSE_TIMESTAMP");
+  const r = { y: 1970, M: 1, d: 1, H: 0, m: 0, s: 0, micros: 0 };
+  fields.forEach((f, i) => {
+    const v = m[i + 1];
+    switch (f[0]) {
+      case "y":
+        r.y = f.length === 2 ? 2000 + Number(v) : Number(v);
+        break;
+      case "M":
+        if (f.length >= 3) {
+          const k = MONTH_NAMES.indexOf(v.slice(0, 3).toLowerCase());
+          if (k < 0) fail("CANNOT_PARSE_TIMESTAMP");
+          r.M = k + 1;
+        } else r.M = Number(v);
+        break;
+      case "d":
+        r.d = Number(v);
+        break;
+      case "H":
+        r.H = Number(v);
+        break;
+      case "m":
+        r.m = Number(v);
+        break;
+      case "s":
+        r.s = Number(v);
+        break;
+      case "S":
+        r.micros = Number(v.padEnd(6, "0").slice(0, 6));
+        break;
+    }
+  });
+  if (
+    r.M < 1 ||
+    r.M > 12 ||
+    r.d < 1 ||
+    r.d > daysIn(r.y, r.M) ||
+    r.H > 23 ||
+    r.m > 59 ||
+    r.s > 59
+  ) {
+    fail("CANNOT_PARSE_TIMESTAMP");
+  }
+  return r;
+}
+
 /** CAST with ANSI semantics; `tryCast` turns the failures into NULL. */
 function castRef(v: RV, from: SqlType, to: SqlType, tryCast: boolean): RV {
   if (v === null) return null;
@@ -292,7 +383,8 @@ function castInner(v: RV, from: SqlType, to: SqlType): RV {
     if (from === "string") {
       const s = trimCtl(v as string);
       const low = s.toLowerCase();
-      if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dfDF]?$/.test(s)) x = Number(s.replace(/[dfDF]$/, ""));
+      if (/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[dfDF]?$/.test(s))
+        x = Number(s.replace(/[dfDF]$/, ""));
       else if (["inf", "+inf", "infinity", "+infinity"].includes(low)) x = Infinity;
       else if (["-inf", "-infinity"].includes(low)) x = -Infinity;
       else if (low === "nan") x = Number.NaN;
@@ -418,8 +510,17 @@ function fromCanonical(v: unknown, t: SqlType): RV {
   if (isInt(t)) return BigInt(v as number | string);
   switch (t) {
     case "double":
-    case "float":
-      return typeof v === "number" ? v : v === "NaN" ? Number.NaN : v === "Infinity" ? Infinity : -Infinity;
+    case "float": {
+      const x =
+        typeof v === "number"
+          ? v
+          : v === "NaN"
+            ? Number.NaN
+            : v === "Infinity"
+              ? Infinity
+              : -Infinity;
+      return t === "float" ? Math.fround(x) : x;
+    }
     case "date":
       return textToDate(String(v))!;
     case "timestamp":
@@ -528,6 +629,7 @@ function callRef(t: Extract<Typed, { kind: "call" }>, args: RV[], env: Env): RV 
   switch (t.name) {
     case "abs": {
       const v = args[0];
+      if (isDec(t.type)) return absB(v as bigint);
       if (typeof v === "bigint") return v < 0n ? intCheck(-v, t.type) : v;
       return Math.abs(v as number);
     }
@@ -537,7 +639,10 @@ function callRef(t: Extract<Typed, { kind: "call" }>, args: RV[], env: Env): RV 
       const xt = at[0];
       if (isDec(xt)) {
         const rt = t.type as Dec;
-        const u = d >= 0 ? toScale(x as bigint, xt.scale, rt.scale) : roundDiv(x as bigint, ten(xt.scale - d)) * ten(-d);
+        const u =
+          d >= 0
+            ? toScale(x as bigint, xt.scale, rt.scale)
+            : roundDiv(x as bigint, ten(xt.scale - d)) * ten(-d);
         return checkPrecision(u, rt);
       }
       if (isInt(xt)) {
@@ -592,22 +697,29 @@ function callRef(t: Extract<Typed, { kind: "call" }>, args: RV[], env: Env): RV 
     case "char_length":
     case "character_length":
     case "len":
-      return BigInt(args[0] instanceof Uint8Array ? args[0].length : Array.from(args[0] as string).length);
+      return BigInt(
+        args[0] instanceof Uint8Array ? args[0].length : Array.from(args[0] as string).length,
+      );
     case "substring":
     case "substr": {
-      const units: unknown[] = args[0] instanceof Uint8Array ? Array.from(args[0]) : Array.from(args[0] as string);
+      const units: unknown[] =
+        args[0] instanceof Uint8Array ? Array.from(args[0]) : Array.from(args[0] as string);
       const pos = Number(args[1]);
       const len = args.length > 2 ? Number(args[2]) : 2147483647;
       let start = pos > 0 ? pos - 1 : pos < 0 ? units.length + pos : 0;
       const end = Math.min(units.length, start + len);
       start = Math.max(0, start);
       const part = start < end ? units.slice(start, end) : [];
-      return args[0] instanceof Uint8Array ? new Uint8Array(part as number[]) : (part as string[]).join("");
+      return args[0] instanceof Uint8Array
+        ? new Uint8Array(part as number[])
+        : (part as string[]).join("");
     }
     case "concat":
       return (args as string[]).join("");
     case "concat_ws":
-      return args[0] === null ? null : (args.slice(1).filter((x) => x !== null) as string[]).join(args[0] as string);
+      return args[0] === null
+        ? null
+        : (args.slice(1).filter((x) => x !== null) as string[]).join(args[0] as string);
     case "date_add":
     case "dateadd":
       return ((args[0] as number) + Number(args[1])) | 0;
@@ -623,10 +735,54 @@ function callRef(t: Extract<Typed, { kind: "call" }>, args: RV[], env: Env): RV 
     case "dayofmonth":
       return BigInt(civil(args[0] as number)[2]);
     case "to_date": {
-      if (args.length > 1) return fail("UNSUPPORTED_IN_REFERENCE");
+      if (args.length > 1) {
+        const p = byPattern(args[0] as string, args[1] as string);
+        return daysFromCivil(p.y, p.M, p.d);
+      }
       const d = textToDate(args[0] as string);
       return d === undefined ? fail("CAST_INVALID_INPUT") : d;
     }
+    case "to_timestamp": {
+      if (args.length > 1) {
+        const p = byPattern(args[0] as string, args[1] as string);
+        const secs = BigInt((p.H * 60 + p.m) * 60 + p.s);
+        return BigInt(daysFromCivil(p.y, p.M, p.d)) * DAY + secs * 1_000_000n + BigInt(p.micros);
+      }
+      const m = textToTimestamp(args[0] as string, false);
+      return m === undefined ? fail("CAST_INVALID_INPUT") : m;
+    }
+    case "dayofweek":
+      return BigInt(((((args[0] as number) % 7) + 11) % 7) + 1);
+    case "quarter":
+      return BigInt(Math.ceil(civil(args[0] as number)[1] / 3));
+    case "dayofyear": {
+      const d = args[0] as number;
+      return BigInt(d - daysFromCivil(civil(d)[0], 1, 1) + 1);
+    }
+    case "hour":
+    case "minute":
+    case "second": {
+      const m = args[0] as bigint;
+      const secs = (((m % DAY) + DAY) % DAY) / 1_000_000n;
+      return t.name === "hour"
+        ? secs / 3600n
+        : t.name === "minute"
+          ? (secs / 60n) % 60n
+          : secs % 60n;
+    }
+    case "startswith":
+      return (args[0] as string).startsWith(args[1] as string);
+    case "endswith":
+      return (args[0] as string).endsWith(args[1] as string);
+    case "contains":
+      return (args[0] as string).includes(args[1] as string);
+    case "replace": {
+      const [str, search, rep] = args as string[];
+      return search === "" ? str : str.split(search).join(rep ?? "");
+    }
+    case "sign":
+    case "signum":
+      return Math.sign(args[0] as number);
     case "current_date": {
       const n = env.now;
       return Number((n - (((n % DAY) + DAY) % DAY)) / DAY);
@@ -665,20 +821,22 @@ function ev(t: Typed, env: Env): RV {
       return castRef(ev(t.operand, env), t.operand.type, t.type, t.tryCast);
     case "arith": {
       const a = ev(t.left, env);
+      if (a === null) return null;
       const b = ev(t.right, env);
-      return a === null || b === null ? null : arith(t, a, b);
+      return b === null ? null : arith(t, a, b);
     }
     case "bitwise": {
       const a = ev(t.left, env) as bigint | null;
+      if (a === null) return null;
       const b = ev(t.right, env) as bigint | null;
-      if (a === null || b === null) return null;
+      if (b === null) return null;
       return t.op === "&" ? a & b : t.op === "|" ? a | b : a ^ b;
     }
     case "negate": {
       const a = ev(t.operand, env);
       if (a === null) return null;
       if (typeof a === "bigint") {
-        if (a === INTS[t.type as string][0]) fail("ARITHMETIC_OVERFLOW");
+        if (isInt(t.type) && a === INTS[t.type][0]) fail("ARITHMETIC_OVERFLOW");
         return -a;
       }
       return -(a as number);
@@ -689,8 +847,10 @@ function ev(t: Typed, env: Env): RV {
     }
     case "compare": {
       const a = ev(t.left, env);
+      if (t.op !== "<=>" && a === null) return null;
       const b = ev(t.right, env);
-      if (t.op === "<=>") return a === null || b === null ? a === null && b === null : cmp(a, b) === 0;
+      if (t.op === "<=>")
+        return a === null || b === null ? a === null && b === null : cmp(a, b) === 0;
       if (a === null || b === null) return null;
       const c = cmp(a, b);
       switch (t.op) {
@@ -741,9 +901,16 @@ function ev(t: Typed, env: Env): RV {
     }
     case "like": {
       const s = ev(t.operand, env);
+      if (s === null) return null;
       const p = ev(t.pattern, env);
-      if (s === null || p === null) return null;
-      if (t.op === "rlike") return new RegExp(p as string, "u").test(s as string);
+      if (p === null) return null;
+      if (t.op === "rlike") {
+        const inline = /^\(\?([ims]+)\)/.exec(p as string);
+        const flags = inline ? [...new Set(inline[1])].join("") : "";
+        return new RegExp((p as string).slice(inline ? inline[0].length : 0), `${flags}u`).test(
+          s as string,
+        );
+      }
       return likeToRegex(p as string, t.escape).test(s as string);
     }
     case "case": {
@@ -758,10 +925,21 @@ function ev(t: Typed, env: Env): RV {
       return null;
     }
     case "call": {
-      const args = t.args.map((a) => ev(a, env));
+      const args: RV[] = [];
+      const all = NULL_SAFE.has(t.name) || t.name === "concat";
+      for (const a of t.args) {
+        const v = ev(a, env);
+        args.push(v);
+        if (v === null && !all) return null;
+      }
       if (!NULL_SAFE.has(t.name) && args.some((a) => a === null)) return null;
       const r = callRef(t, args, env);
-      return typeof r === "bigint" && !isInt(t.type) && !isDec(t.type) && !(t.type === "timestamp" || t.type === "timestamp_ntz") ? Number(r) : r;
+      return typeof r === "bigint" &&
+        !isInt(t.type) &&
+        !isDec(t.type) &&
+        !(t.type === "timestamp" || t.type === "timestamp_ntz")
+        ? Number(r)
+        : r;
     }
     case "aggregate":
       return fail("INTERNAL_ERROR", "aggregates are not row expressions");
@@ -772,7 +950,7 @@ function ev(t: Typed, env: Env): RV {
 function normalize(v: RV, t: SqlType): RV {
   if (v === null) return null;
   if (isInt(t)) return BigInt(v as number | bigint);
-  if ((t === "date") && typeof v === "bigint") return Number(v);
+  if (t === "date" && typeof v === "bigint") return Number(v);
   return v;
 }
 

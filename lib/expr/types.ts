@@ -12,7 +12,6 @@
  * NULL is `null` for every type.
  */
 import {
-  civilFromDays,
   daysFromCivil,
   formatDate,
   formatDecimal,
@@ -24,7 +23,6 @@ import {
 } from "../data/json-rows.ts";
 import { DecimalValue } from "../data/stats.ts";
 import {
-  type DataType,
   type DecimalType,
   decimal,
   MAX_DECIMAL_PRECISION,
@@ -65,7 +63,9 @@ export function sameType(a: SqlType, b: SqlType): boolean {
     case "array":
       return b.type === "array" && sameType(a.elementType, b.elementType);
     case "map":
-      return b.type === "map" && sameType(a.keyType, b.keyType) && sameType(a.valueType, b.valueType);
+      return (
+        b.type === "map" && sameType(a.keyType, b.keyType) && sameType(a.valueType, b.valueType)
+      );
     case "struct":
       return (
         b.type === "struct" &&
@@ -428,7 +428,9 @@ export function canAnsiCast(from: SqlType, to: SqlType): boolean {
   if (sameType(from, to) || from === "null" || to === "string") return true;
   if (typeof from === "object" && typeof to === "object") {
     if (from.type === "array" && to.type === "array") {
-      return canAnsiCast(from.elementType, to.elementType) && (!from.containsNull || to.containsNull);
+      return (
+        canAnsiCast(from.elementType, to.elementType) && (!from.containsNull || to.containsNull)
+      );
     }
     if (from.type === "map" && to.type === "map") {
       return (
@@ -506,7 +508,9 @@ export function canStoreAssign(from: SqlType, to: SqlType): boolean {
   if (isDatetime(from) && isDatetime(to)) return true;
   if (typeof from === "object" && typeof to === "object") {
     if (from.type === "array" && to.type === "array") {
-      return (!from.containsNull || to.containsNull) && canStoreAssign(from.elementType, to.elementType);
+      return (
+        (!from.containsNull || to.containsNull) && canStoreAssign(from.elementType, to.elementType)
+      );
     }
     if (from.type === "struct" && to.type === "struct") {
       return (
@@ -661,7 +665,11 @@ const INT_RANGE: Record<IntegralName, [number, number]> = {
   long: [Number.NaN, Number.NaN],
 };
 
-const TRY_NAMES: Record<string, string> = { "+": "try_add", "-": "try_subtract", "*": "try_multiply" };
+const TRY_NAMES: Record<string, string> = {
+  "+": "try_add",
+  "-": "try_subtract",
+  "*": "try_multiply",
+};
 
 /** The error an overflowing integral +, - or * raises (by type, as Spark words it). */
 export function integralOverflow(
@@ -1000,7 +1008,7 @@ export const MICROS_PER_DAY = 86_400_000_000n;
 /** floor(a / b) on bigints. */
 export function floorDivN(a: bigint, b: bigint): bigint {
   const q = a / b;
-  return (a % b !== 0n && a < 0n !== b < 0n) ? q - 1n : q;
+  return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
 export const TRUE_STRINGS = new Set(["t", "true", "y", "yes", "1"]);
@@ -1105,7 +1113,7 @@ function numericToTimestamp(v: Scalar, from: SqlType): bigint {
     return m < INT64_MIN ? INT64_MIN : m > INT64_MAX ? INT64_MAX : m;
   }
   if (isDecimalType(from)) {
-    const m = (v as bigint) * 1_000_000n / pow10n(from.scale);
+    const m = ((v as bigint) * 1_000_000n) / pow10n(from.scale);
     if (m < INT64_MIN || m > INT64_MAX) throw castOverflow(v, from, "timestamp");
     return m;
   }
@@ -1187,7 +1195,10 @@ function castComplex(v: Scalar, from: SqlType, to: SqlType): Scalar {
   if (typeof from !== "object" || typeof to !== "object") return v;
   if (from.type === "array" && to.type === "array" && Array.isArray(v)) {
     return v.map((e) =>
-      fromScalar(castValue(toScalar(e, from.elementType) as Scalar, from.elementType, to.elementType), to.elementType),
+      fromScalar(
+        castValue(toScalar(e, from.elementType) as Scalar, from.elementType, to.elementType),
+        to.elementType,
+      ),
     );
   }
   if (from.type === "struct" && to.type === "struct") {
@@ -1252,14 +1263,3 @@ function complexToString(v: unknown, t: SqlType): string {
   }
   return JSON.stringify(v);
 }
-
-// ---------------------------------------------------------------------------------------------
-// Calendar helpers for date functions
-
-export function dateParts(days: number): [number, number, number] {
-  return civilFromDays(days);
-}
-
-export { daysFromCivil };
-
-export type { DataType, SqlType };
