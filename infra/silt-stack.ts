@@ -158,6 +158,14 @@ const FUNCTIONS: Record<Operation, FunctionSpec> = {
     commits: ["Query", "UpdateItem"],
     catalog: ["GetItem"],
   },
+  sql: {
+    description: "Spark SQL statements: DDL, SELECT, INSERT (any operation the typed routes do)",
+    memorySize: 2048,
+    routes: [[POST, "/api/v1/sql"]],
+    s3: { read: true, write: "table", delete: true },
+    commits: ["Query", "PutItem", "UpdateItem"],
+    catalog: ["GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query"],
+  },
   drop: {
     description: "DROP TABLE: forget the name, delete the files (arbiter rows stay)",
     memorySize: 1024,

@@ -365,6 +365,7 @@ describe("functions", () => {
       history: 1024,
       detail: 1024,
       drop: 1024,
+      sql: 2048,
     });
   });
 
@@ -474,6 +475,20 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*": ["s3:DeleteObject"],
         "table:catalog": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
       },
+      // SQL reaches every operation: DDL, reads (with publishing), appends, drops.
+      sql: {
+        "logs:sql": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"],
+        "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
+        "table:catalog": [
+          "dynamodb:DeleteItem",
+          "dynamodb:GetItem",
+          "dynamodb:PutItem",
+          "dynamodb:Query",
+          "dynamodb:UpdateItem",
+        ],
+      },
     });
   });
 
@@ -556,7 +571,7 @@ describe("HTTP API", () => {
 
   it("requires IAM authorization on every route by default", () => {
     const routes = ofType("AWS::ApiGatewayV2::Route");
-    expect(routes).toHaveLength(15);
+    expect(routes).toHaveLength(16);
     for (const [id, route] of routes) {
       expect(route.Properties.AuthorizationType, id).toBe("AWS_IAM");
     }
@@ -750,7 +765,7 @@ describe("stack options", () => {
       },
     });
     const routes = Object.values(t.findResources("AWS::ApiGatewayV2::Route"));
-    expect(routes).toHaveLength(15);
+    expect(routes).toHaveLength(16);
     for (const route of routes) {
       expect(route.Properties.AuthorizationType).toBe("JWT");
       expect(route.Properties.AuthorizerId).toEqual({ Ref: authorizerId });

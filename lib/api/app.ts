@@ -28,6 +28,7 @@ import {
 } from "../ops/namespaces.ts";
 import type { ResultSet } from "../ops/result-set.ts";
 import { scanTable } from "../ops/scan.ts";
+import { executeSql } from "../sql/execute.ts";
 import {
   asObject,
   type Json,
@@ -52,6 +53,7 @@ export const OPERATIONS = [
   "history",
   "detail",
   "drop",
+  "sql",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -106,6 +108,7 @@ export function createApp(
   if (serves.has("history")) registerHistory(app, ctx);
   if (serves.has("detail")) registerDetail(app, ctx);
   if (serves.has("drop")) registerDrop(app, ctx);
+  if (serves.has("sql")) registerSql(app, ctx);
   return app;
 }
 
@@ -219,6 +222,20 @@ function registerDrop(app: Hono<Env>, ctx: SiltContext): void {
       }),
     ),
   );
+}
+
+function registerSql(app: Hono<Env>, ctx: SiltContext): void {
+  app.post("/api/v1/sql", async (c) => {
+    const body = await jsonBody(c);
+    return c.json(
+      await executeSql(ctx, {
+        statement: requiredString(body, "statement"),
+        catalog: optionalString(body, "catalog"),
+        schema: optionalString(body, "schema"),
+        conf: optionalStringMap(body, "conf"),
+      }),
+    );
+  });
 }
 
 async function jsonBody(c: Context<Env>, allowEmpty = false): Promise<Json> {

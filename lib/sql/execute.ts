@@ -1,0 +1,188 @@
+/**
+ * `POST /api/v1/sql`: one Spark SQL statement in, a result set out (DESIGN §6).
+ *
+ * 1. Parse the statement (PARSE_SYNTAX_ERROR with the position on bad input).
+ * 2. Dispatch it: DDL to the catalog and table operations, queries to the query engine, INSERT
+ *    to the query engine and then the append operation.
+ * 3. Answer with typed columns and canonical JSON rows, or, for statements that return no rows,
+ *    empty columns and rows plus what the statement did (the version it committed, …).
+ */
+
+import * as arrow from "apache-arrow";
+import type { SiltContext } from "../context.ts";
+import { sparkTypeName } from "../delta/schema.ts";
+import { badRequest } from "../errors.ts";
+import type { Statement } from "../expr/ast.ts";
+import { appendRows } from "../ops/append.ts";
+import { displayName, openTable } from "../ops/open-table.ts";
+import { EMPTY, executeCreateTable, executeDdl, type SqlResult } from "./execute-ddl.ts";
+import { parseStatement } from "./parser.ts";
+import { columnValues, type Relation, runQuery } from "./query.ts";
+import type { SqlSession } from "./session.ts";
+
+export interface SqlRequest {
+  statement: string;
+  catalog?: string;
+  schema?: string;
+  conf?: Record<string, string>;
+}
+
+export async function executeSql(ctx: SiltContext, req: SqlRequest): Promise<SqlResult> {
+  const session: SqlSession = {
+    defaults: { catalog: req.catalog, schema: req.schema },
+    conf: req.conf ?? {},
+    now: ctx.clock(),
+  };
+  const st = parseStatement(req.statement);
+  return executeStatement(ctx, st, session);
+}
+
+export async function executeStatement(
+  ctx: SiltContext,
+  st: Statement,
+  session: SqlSession,
+): Promise<SqlResult> {
+  switch (st.kind) {
+    case "createCatalog":
+    case "createSchema":
+    case "show":
+    case "describeHistory":
+    case "describeDetail":
+    case "describeTable":
+    case "dropTable":
+    case "dropSchema":
+    case "dropCatalog":
+      return executeDdl(ctx, st, session);
+    case "createTable":
+      if (st.mode !== "create" || st.asQuery !== undefined) {
+        throw notYet(st.asQuery ? "CREATE TABLE … AS SELECT" : "CREATE OR REPLACE / REPLACE TABLE");
+      }
+      return executeCreateTable(ctx, st, session);
+    case "query":
+      return resultOf(await runQuery(ctx, st.query, session));
+    case "insert":
+      return executeInsert(ctx, st, session);
+    case "set":
+      return executeSet(st);
+    case "update":
+      throw notYet("UPDATE");
+    case "delete":
+      throw notYet("DELETE");
+    case "merge":
+      throw notYet("MERGE");
+    case "restore":
+      throw notYet("RESTORE");
+    case "optimize":
+      throw notYet("OPTIMIZE");
+    case "vacuum":
+      throw notYet("VACUUM");
+  }
+}
+
+/** A relation as the API answers it: Spark type names, canonical JSON values per row. */
+export function resultOf(r: Relation): SqlResult {
+  const columns = r.fields.map((f) => ({
+    name: f.name,
+    type: f.type === "null" ? "void" : sparkTypeName(f.type),
+  }));
+  const values = r.fields.map((f, i) => columnValues(r, i, f.type));
+  const rows: unknown[][] = [];
+  for (let i = 0; i < r.table.numRows; i++) rows.push(values.map((c) => c[i]));
+  return { columns, rows };
+}
+
+async function executeInsert(
+  ctx: SiltContext,
+  st: Extract<Statement, { kind: "insert" }>,
+  session: SqlSession,
+): Promise<SqlResult> {
+  if (st.overwrite || st.replaceWhere || st.replaceUsing || st.replaceOn || st.partitionSpec) {
+    throw notYet(
+      st.overwrite
+        ? "INSERT OVERWRITE"
+        : st.partitionSpec
+          ? "INSERT … PARTITION"
+          : "INSERT … REPLACE",
+    );
+  }
+  const t = await openTable(ctx, st.table, { defaults: session.defaults });
+  const tableName = displayName(t.name);
+  const source = await runQuery(ctx, st.query, session);
+  const targetNames = t.schema.fields.map((f) => f.name);
+  let names: string[];
+  if (st.byName) {
+    names = source.fields.map((f) => f.name);
+  } else if (st.columns) {
+    if (st.columns.length !== source.fields.length)
+      throw arity(tableName, st.columns.length, source.fields.length);
+    names = st.columns;
+  } else {
+    if (source.fields.length !== targetNames.length) {
+      throw arity(tableName, targetNames.length, source.fields.length);
+    }
+    names = targetNames;
+  }
+  // The append converts by name with the table's store-assignment rules; renaming positionally
+  // here is what makes INSERT positional.
+  const renamed = new arrow.Table(
+    new arrow.Schema(
+      source.table.schema.fields.map((f, i) => new arrow.Field(names[i], f.type, f.nullable)),
+    ),
+    source.table.batches.map(
+      (b) =>
+        new arrow.RecordBatch(
+          new arrow.Schema(
+            b.schema.fields.map((f, i) => new arrow.Field(names[i], f.type, f.nullable)),
+          ),
+          b.data,
+        ),
+    ),
+  );
+  const result = await appendRows(
+    ctx,
+    st.table,
+    { arrow: renamed },
+    { defaults: session.defaults },
+  );
+  return { ...EMPTY, version: result.version, numAffectedRows: result.numOutputRows };
+}
+
+function arity(table: string, target: number, data: number) {
+  return data < target
+    ? badRequest(
+        "DELTA_INSERT_COLUMN_ARITY_MISMATCH",
+        `Cannot write to '${table}', not enough data columns; target table has ${target} column(s) but the inserted data has ${data} column(s).`,
+        "42802",
+      )
+    : badRequest(
+        "INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS",
+        `Cannot write to '${table}', the reason is too many data columns: target table has ${target} column(s) but the inserted data has ${data} column(s).`,
+        "21S01",
+      );
+}
+
+function executeSet(st: Extract<Statement, { kind: "set" }>): SqlResult {
+  if (st.key === "__use__" || st.key === "__use_catalog__") {
+    throw badRequest(
+      "UNSUPPORTED_FEATURE.USE",
+      `Silt's SQL endpoint is stateless: instead of USE ${st.value}, send "catalog" and "schema" with each request, or qualify table names.`,
+      "0A000",
+    );
+  }
+  // Session settings travel with each request ("conf"); SET only reports what was asked.
+  return {
+    columns: [
+      { name: "key", type: "string" },
+      { name: "value", type: "string" },
+    ],
+    rows: st.key === undefined ? [] : [[st.key, st.value ?? "<undefined>"]],
+  };
+}
+
+function notYet(statement: string) {
+  return badRequest(
+    "UNSUPPORTED_FEATURE.SILT_STATEMENT",
+    `${statement} is not available in Silt yet. The typed routes and the statements in the README are.`,
+    "0A000",
+  );
+}

@@ -1,0 +1,818 @@
+/**
+ * Runs a query (SELECT, VALUES) to an Arrow table with typed output columns.
+ *
+ * 1. FROM: a Delta table (at a version or timestamp) read through the snapshot, opening only the
+ *    files whose partition values and statistics can satisfy the WHERE clause and decoding only
+ *    the columns the query mentions; an inline VALUES table; a subquery; or one empty row.
+ * 2. WHERE filters the rows (three-valued logic: only TRUE keeps a row).
+ * 3. Aggregation, when the query groups or calls an aggregate: rows are grouped by the GROUP BY
+ *    values (one group without GROUP BY), each aggregate is computed per group, and the select
+ *    list, HAVING and ORDER BY are evaluated over the groups with the aggregates as columns.
+ * 4. Projection (expanding `*`), DISTINCT, ORDER BY (by output name or ordinal first, then by
+ *    input expression), OFFSET and LIMIT.
+ */
+import * as arrow from "apache-arrow";
+import type { SiltContext } from "../context.ts";
+import { arrowValues, valuesToArrow } from "../data/json-rows.ts";
+import { combineChunks, concatData, filterTable, sliceTable, takeRows } from "../data/kernels.ts";
+import type { DataType, StructField } from "../delta/schema.ts";
+import { badRequest } from "../errors.ts";
+import {
+  analyze,
+  analyzePredicate,
+  expressionSql,
+  type Scope,
+  type ScopeRelation,
+  type Typed,
+} from "../expr/analyze.ts";
+import type { Expr, FromItem, OrderItem, Query, SelectItem, SqlType } from "../expr/ast.ts";
+import {
+  type EvalContext,
+  evaluatePredicate,
+  evaluateScalar,
+  evaluateTable,
+} from "../expr/evaluate.ts";
+import { lookupFunction } from "../expr/functions.ts";
+import { fileMatcher } from "../expr/prune.ts";
+import {
+  compareScalars,
+  fromScalar,
+  type Scalar,
+  toScalar,
+  widerCommonType,
+} from "../expr/types.ts";
+import { openTable } from "../ops/open-table.ts";
+import { readSnapshotRows } from "../ops/read-files.ts";
+import type { SqlSession } from "./session.ts";
+import { sortIndices } from "./sort.ts";
+
+export interface ResultField {
+  name: string;
+  type: SqlType;
+  nullable: boolean;
+}
+
+/** Rows with typed, named columns; `qualifier` is how a FROM item's columns may be qualified. */
+export interface Relation {
+  fields: ResultField[];
+  table: arrow.Table;
+  qualifier?: string[];
+}
+
+interface Env {
+  ctx: SiltContext;
+  session: SqlSession;
+  evalCtx: EvalContext;
+}
+
+export async function runQuery(
+  ctx: SiltContext,
+  query: Query,
+  session: SqlSession,
+): Promise<Relation> {
+  return run({ ctx, session, evalCtx: { now: BigInt(session.now) * 1000n } }, query);
+}
+
+async function run(env: Env, q: Query): Promise<Relation> {
+  switch (q.kind) {
+    case "values":
+      return valuesRelation(env, q.rows, q.columns, q.alias);
+    case "select":
+      return runSelect(env, q);
+    case "setOp":
+      throw badRequest(
+        "UNSUPPORTED_FEATURE.SET_OPERATION",
+        `${q.op.toUpperCase()} is not supported by Silt yet; run the queries separately.`,
+        "0A000",
+      );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SELECT
+
+async function runSelect(env: Env, q: Extract<Query, { kind: "select" }>): Promise<Relation> {
+  let source = q.from ? await fromRelation(env, q.from, mentionedColumns(q), q.where) : oneRow();
+  const scope = scopeFor(source);
+  if (q.where) {
+    const predicate = analyzePredicate(q.where, scope);
+    const mask = evaluatePredicate(predicate, source.table, env.evalCtx);
+    source = { ...source, table: filterTable(source.table, mask) };
+  }
+  const aggregating =
+    q.groupBy.length > 0 ||
+    q.items.some((i) => hasAggregate(i.expr)) ||
+    (q.having !== undefined && hasAggregate(q.having));
+  let out: Relation;
+  let orderInput: { relation: Relation; orderBy: OrderItem[] };
+  if (aggregating) {
+    const grouped = aggregate(env, source, q);
+    out = grouped.output;
+    orderInput = { relation: grouped.groups, orderBy: grouped.orderBy };
+  } else {
+    if (q.having) {
+      throw badRequest(
+        "MISSING_GROUP_BY",
+        "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using OVER clauses.",
+        "42803",
+      );
+    }
+    out = project(env, source, q.items);
+    orderInput = { relation: source, orderBy: q.orderBy };
+  }
+  if (q.distinct) out = distinct(out);
+  if (orderInput.orderBy.length > 0) {
+    out = order(env, out, orderInput.relation, orderInput.orderBy, q.distinct);
+  }
+  return limitOffset(env, out, q.limit, q.offset);
+}
+
+function scopeFor(...relations: Relation[]): Scope {
+  return {
+    relations: relations.map(
+      (r): ScopeRelation => ({
+        qualifier: r.qualifier,
+        columns: r.fields.map((f) => ({
+          name: f.name,
+          type: f.type as DataType,
+          nullable: f.nullable,
+        })),
+      }),
+    ),
+  };
+}
+
+function oneRow(): Relation {
+  const schema = new arrow.Schema([]);
+  const data = arrow.makeData({ type: new arrow.Struct([]), length: 1, children: [] });
+  return { fields: [], table: new arrow.Table(schema, [new arrow.RecordBatch(schema, data)]) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// FROM
+
+async function fromRelation(
+  env: Env,
+  from: FromItem,
+  mentioned: ReturnType<typeof mentionedColumns>,
+  where: Expr | undefined,
+): Promise<Relation> {
+  switch (from.kind) {
+    case "table":
+      return tableRelation(env, from, mentioned, where);
+    case "values":
+      return valuesRelation(env, from.rows, from.columns, from.alias);
+    case "subquery": {
+      const inner = await run(env, from.query);
+      return renameColumns(inner, from.columns, from.alias);
+    }
+    case "join":
+      throw badRequest(
+        "UNSUPPORTED_FEATURE.JOIN",
+        "Joins are not supported by Silt yet; query the tables separately.",
+        "0A000",
+      );
+  }
+}
+
+async function tableRelation(
+  env: Env,
+  from: Extract<FromItem, { kind: "table" }>,
+  mentioned: ReturnType<typeof mentionedColumns>,
+  where: Expr | undefined,
+): Promise<Relation> {
+  const travel = from.timeTravel;
+  let timestamp: string | number | undefined;
+  if (travel?.timestamp) {
+    const t = analyze(travel.timestamp, { relations: [] });
+    const v = evaluateScalar(t, env.evalCtx);
+    timestamp =
+      typeof v === "bigint"
+        ? Number(v / 1000n)
+        : typeof v === "number"
+          ? v * 86_400_000
+          : String(v);
+    if (t.type === "string") timestamp = String(v);
+  }
+  const t = await openTable(env.ctx, from.name, {
+    defaults: env.session.defaults,
+    version: travel?.version,
+    timestamp,
+  });
+  const qualifier = from.alias ? [from.alias] : [t.name.catalog, t.name.schema, t.name.table];
+  const known = new Set(t.schema.fields.map((f) => f.name.toLowerCase()));
+  // A name that is no column (a typo, or an output alias) needs every column in scope, so the
+  // error lists them all as Spark's suggestions do.
+  const columns =
+    mentioned === "all" || [...mentioned.single].some((n) => !known.has(n))
+      ? undefined
+      : t.schema.fields.filter((f) => mentioned.parts.has(f.name.toLowerCase())).map((f) => f.name);
+  let files = t.snapshot.files;
+  if (where) {
+    const full: Scope = scopeFor({
+      fields: fieldsOf(t.schema.fields),
+      table: new arrow.Table(),
+      qualifier,
+    });
+    const matches = fileMatcher(
+      analyzePredicate(where, full),
+      t.schema,
+      t.snapshot.metadata.partitionColumns,
+      { now: env.evalCtx.now, toPhysical: physicalPath(t.schema.fields, t.mappingMode) },
+    );
+    files = files.filter(matches);
+  }
+  const { schema, table } = await readSnapshotRows(
+    env.ctx.store,
+    { ...t.snapshot, files },
+    { columns },
+  );
+  return { fields: fieldsOf(schema.fields), table, qualifier };
+}
+
+function physicalPath(fields: StructField[], mode: string) {
+  return (path: readonly string[]): string[] => {
+    if (mode === "none") return [...path];
+    const out: string[] = [];
+    let level: StructField[] | undefined = fields;
+    for (const part of path) {
+      const f: StructField | undefined = level?.find((x) => x.name === part);
+      out.push((f?.metadata["delta.columnMapping.physicalName"] as string | undefined) ?? part);
+      level =
+        f && typeof f.type === "object" && f.type.type === "struct" ? f.type.fields : undefined;
+    }
+    return out;
+  };
+}
+
+const fieldsOf = (fields: StructField[]): ResultField[] =>
+  fields.map((f) => ({ name: f.name, type: f.type, nullable: f.nullable }));
+
+/**
+ * Lower-cased names the query's column references use: every part of qualified ones (so a
+ * struct field reference keeps its column) and the single-part ones alone, or "all" for `*`.
+ */
+function mentionedColumns(
+  q: Extract<Query, { kind: "select" }>,
+): { parts: Set<string>; single: Set<string> } | "all" {
+  const parts = new Set<string>();
+  const single = new Set<string>();
+  let star = false;
+  const visit = (e: Expr): void => {
+    switch (e.kind) {
+      case "column":
+        for (const p of e.name) parts.add(p.toLowerCase());
+        if (e.name.length === 1) single.add(e.name[0].toLowerCase());
+        return;
+      case "star":
+        star = true;
+        return;
+      default:
+        for (const c of exprChildren(e)) visit(c);
+    }
+  };
+  for (const i of q.items) visit(i.expr);
+  if (q.where) visit(q.where);
+  for (const g of q.groupBy) visit(g);
+  if (q.having) visit(q.having);
+  for (const o of q.orderBy) visit(o.expr);
+  return star ? "all" : { parts, single };
+}
+
+// ---------------------------------------------------------------------------------------------
+// VALUES
+
+function valuesRelation(
+  env: Env,
+  rows: Expr[][],
+  columns: string[] | undefined,
+  alias: string | undefined,
+): Relation {
+  const width = rows[0]?.length ?? 0;
+  rows.forEach((r, i) => {
+    if (r.length !== width) {
+      throw badRequest(
+        "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH",
+        `Invalid inline table. Inline table expected ${width} columns but found ${r.length} columns in row ${i}.`,
+        "42000",
+      );
+    }
+  });
+  const empty: Scope = { relations: [] };
+  const typed = rows.map((r) => r.map((e) => analyze(e, empty)));
+  const fields: ResultField[] = [];
+  const children: arrow.Data[] = [];
+  for (let c = 0; c < width; c++) {
+    const type = widerCommonType(typed.map((r) => r[c].type));
+    if (type === undefined) {
+      throw badRequest(
+        "INVALID_INLINE_TABLE.INCOMPATIBLE_TYPES_IN_INLINE_TABLE",
+        `Invalid inline table. Found incompatible types in the column \`col${c + 1}\` for inline table.`,
+        "42000",
+      );
+    }
+    const values = typed.map((r) =>
+      fromScalar(castTo(evaluateScalar(r[c], env.evalCtx), r[c].type, type), type),
+    );
+    fields.push({
+      name: columns?.[c] ?? `col${c + 1}`,
+      type,
+      nullable: values.some((v) => v === null),
+    });
+    children.push(columnData(values, type));
+  }
+  if (columns && columns.length !== width) {
+    throw badRequest(
+      "ASSIGNMENT_ARITY_MISMATCH",
+      `Number of column aliases does not match number of columns. Number of column aliases: ${columns.length}; number of columns: ${width}.`,
+      "42802",
+    );
+  }
+  return {
+    fields,
+    table: tableOf(fields, children, rows.length),
+    qualifier: alias ? [alias] : undefined,
+  };
+}
+
+function castTo(v: Scalar | null, from: SqlType, to: SqlType): Scalar | null {
+  if (v === null || from === to || JSON.stringify(from) === JSON.stringify(to)) return v;
+  // Widening to the column's common type goes through the canonical value: exact for numbers,
+  // decimals and datetimes alike.
+  return toScalar(fromScalar(v, from), to);
+}
+
+function columnData(values: unknown[], type: SqlType): arrow.Data {
+  if (type === "null") return arrow.makeData({ type: new arrow.Null(), length: values.length });
+  return valuesToArrow(values, type);
+}
+
+function tableOf(fields: ResultField[], children: arrow.Data[], length: number): arrow.Table {
+  const schema = new arrow.Schema(
+    fields.map((f, i) => new arrow.Field(f.name, children[i].type, f.nullable)),
+  );
+  const data = arrow.makeData({
+    type: new arrow.Struct(schema.fields),
+    length,
+    nullCount: 0,
+    children,
+  });
+  return new arrow.Table(schema, [new arrow.RecordBatch(schema, data)]);
+}
+
+function renameColumns(
+  r: Relation,
+  columns: string[] | undefined,
+  alias: string | undefined,
+): Relation {
+  if (columns && columns.length !== r.fields.length) {
+    throw badRequest(
+      "ASSIGNMENT_ARITY_MISMATCH",
+      `Number of column aliases does not match number of columns. Number of column aliases: ${columns.length}; number of columns: ${r.fields.length}.`,
+      "42802",
+    );
+  }
+  const fields = r.fields.map((f, i) => ({ ...f, name: columns?.[i] ?? f.name }));
+  const table = combineChunks(r.table);
+  const children = table.batches[0]?.data.children ?? fields.map((f) => columnData([], f.type));
+  return {
+    fields,
+    table: tableOf(fields, children as arrow.Data[], table.numRows),
+    qualifier: alias ? [alias] : undefined,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Projection
+
+function project(env: Env, source: Relation, items: SelectItem[]): Relation {
+  const scope = scopeFor(source);
+  const fields: ResultField[] = [];
+  const children: arrow.Data[] = [];
+  const table = combineChunks(source.table);
+  for (const item of items) {
+    if (item.expr.kind === "star") {
+      const cols = starColumns(source, item.expr.qualifier);
+      for (const i of cols) {
+        fields.push(source.fields[i]);
+        children.push(columnOf(table, i, source.fields[i].type));
+      }
+      continue;
+    }
+    const typed = analyze(item.expr, scope);
+    fields.push({
+      name: item.alias ?? outputName(item.expr),
+      type: typed.type,
+      nullable: typed.nullable,
+    });
+    children.push(vectorData(evaluateTable(typed, table, env.evalCtx), typed.type, table.numRows));
+  }
+  return { fields, table: tableOf(fields, children, table.numRows) };
+}
+
+function starColumns(source: Relation, qualifier: string[] | undefined): number[] {
+  if (qualifier) {
+    const q = qualifier.map((p) => p.toLowerCase());
+    const own = (source.qualifier ?? []).map((p) => p.toLowerCase());
+    const matches =
+      q.length <= own.length && q.every((p, i) => p === own[own.length - q.length + i]);
+    if (!matches) {
+      throw badRequest(
+        "CANNOT_RESOLVE_STAR_EXPAND",
+        `Cannot resolve ${qualifier.map((p) => `\`${p}\``).join(".")}.* given input columns ${source.fields.map((f) => `\`${f.name}\``).join(", ")}.`,
+        "42704",
+      );
+    }
+  }
+  return source.fields.map((_, i) => i);
+}
+
+/** Spark's name for an unaliased select item: the column's name, else the expression's text. */
+function outputName(e: Expr): string {
+  if (e.kind === "column") return e.name[e.name.length - 1];
+  const sql = expressionSql(e);
+  return sql.startsWith("(") && sql.endsWith(")") ? sql.slice(1, -1) : sql;
+}
+
+function columnOf(table: arrow.Table, i: number, type: SqlType): arrow.Data {
+  const child = table.batches[0]?.data.children[i];
+  return (child as arrow.Data | undefined) ?? columnData([], type);
+}
+
+function vectorData(v: arrow.Vector, type: SqlType, n: number): arrow.Data {
+  if (v.data.length === 0) return columnData([], type);
+  if (v.data.length === 1) return v.data[0];
+  const joined = concatData(v.data as arrow.Data[]);
+  return joined.length === n ? joined : joined.slice(0, n);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Aggregation
+
+function hasAggregate(e: Expr): boolean {
+  if (e.kind === "call" && lookupFunction(e.name)?.kind === "aggregate") return true;
+  return exprChildren(e).some(hasAggregate);
+}
+
+interface Grouped {
+  /** One row per group: group keys then aggregates, as columns `__g<i>` and `__a<i>`. */
+  groups: Relation;
+  output: Relation;
+  orderBy: OrderItem[];
+}
+
+function aggregate(env: Env, source: Relation, q: Extract<Query, { kind: "select" }>): Grouped {
+  const scope = scopeFor(source);
+  const table = combineChunks(source.table);
+  const n = table.numRows;
+  // Group ids per row from the GROUP BY values.
+  const keyTyped = q.groupBy.map((g) => analyze(g, scope));
+  const keyValues = keyTyped.map((t) =>
+    arrowValues(evaluateTable(t, table, env.evalCtx), t.type as DataType),
+  );
+  const groupOf = new Int32Array(n);
+  const firstRow: number[] = [];
+  const ids = new Map<string, number>();
+  for (let i = 0; i < n; i++) {
+    const key = keyValues.length === 0 ? "" : JSON.stringify(keyValues.map((k) => k[i]));
+    let g = ids.get(key);
+    if (g === undefined) {
+      g = firstRow.length;
+      ids.set(key, g);
+      firstRow.push(i);
+    }
+    groupOf[i] = g;
+  }
+  const numGroups = q.groupBy.length === 0 ? 1 : firstRow.length;
+
+  // Every aggregate call in the select list, HAVING and ORDER BY becomes a column of the groups.
+  const aggCalls: Expr[] = [];
+  const rewrite = (e: Expr): Expr => {
+    const k = q.groupBy.findIndex((g) => sameExpr(g, e));
+    if (k >= 0) return { kind: "column", name: [`__g${k}`], pos: e.pos };
+    if (e.kind === "call" && lookupFunction(e.name)?.kind === "aggregate") {
+      let a = aggCalls.findIndex((x) => sameExpr(x, e));
+      if (a < 0) a = aggCalls.push(e) - 1;
+      return { kind: "column", name: [`__a${a}`], pos: e.pos };
+    }
+    return mapExpr(e, rewrite);
+  };
+  const items = q.items.map((i) => ({ ...i, expr: rewrite(i.expr), original: i.expr }));
+  const having = q.having ? rewrite(q.having) : undefined;
+  const orderBy = q.orderBy.map((o) => ({ ...o, expr: rewrite(o.expr) }));
+
+  const fields: ResultField[] = [];
+  const children: arrow.Data[] = [];
+  keyTyped.forEach((t, k) => {
+    fields.push({ name: `__g${k}`, type: t.type, nullable: t.nullable });
+    children.push(
+      columnData(
+        firstRow.map((r) => keyValues[k][r]),
+        t.type,
+      ),
+    );
+  });
+  aggCalls.forEach((call, a) => {
+    const typed = analyze(call, scope);
+    if (typed.kind !== "aggregate")
+      throw new Error("aggregate call did not analyze to an aggregate");
+    const values = computeAggregate(env, typed, table, groupOf, numGroups);
+    fields.push({ name: `__a${a}`, type: typed.type, nullable: typed.nullable });
+    children.push(columnData(values, typed.type));
+  });
+  let groups: Relation = { fields, table: tableOf(fields, children, numGroups) };
+  if (having) {
+    const mask = evaluatePredicate(
+      analyzePredicate(having, scopeFor(groups)),
+      groups.table,
+      env.evalCtx,
+    );
+    groups = { ...groups, table: filterTable(groups.table, mask) };
+  }
+  for (const item of items) {
+    if (item.expr.kind === "star") {
+      throw badRequest(
+        "MISSING_AGGREGATION",
+        "The non-aggregating expression * is based on columns which are not participating in the GROUP BY clause.",
+        "42803",
+      );
+    }
+  }
+  const output = project(
+    env,
+    groups,
+    items.map((i) => ({ expr: i.expr, alias: i.alias ?? outputName(i.original) })),
+  );
+  return { groups, output, orderBy };
+}
+
+function computeAggregate(
+  env: Env,
+  node: Extract<Typed, { kind: "aggregate" }>,
+  table: arrow.Table,
+  groupOf: Int32Array,
+  numGroups: number,
+): unknown[] {
+  const n = table.numRows;
+  if (node.name === "count" && node.star) {
+    const counts = new Array<number>(numGroups).fill(0);
+    for (let i = 0; i < n; i++) counts[groupOf[i]]++;
+    return counts;
+  }
+  const args = node.args.map((a) => ({
+    type: a.type,
+    values: arrowValues(evaluateTable(a, table, env.evalCtx), a.type as DataType),
+  }));
+  const scalars = args.map((a) => a.values.map((v) => toScalar(v, a.type)));
+  const out: unknown[] = [];
+  const rowsOf: number[][] = Array.from({ length: numGroups }, () => []);
+  for (let i = 0; i < n; i++) rowsOf[groupOf[i]].push(i);
+  for (const rows of rowsOf) {
+    let live = rows.filter((i) => scalars.every((s) => s[i] !== null));
+    if (node.distinct) {
+      const seen = new Set<string>();
+      live = live.filter((i) => {
+        const key = JSON.stringify(args.map((a) => a.values[i]));
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+    }
+    out.push(
+      reduce(
+        node,
+        args[0]?.type ?? "null",
+        live.map((i) => scalars[0]?.[i] as Scalar),
+      ),
+    );
+  }
+  return out;
+}
+
+function reduce(
+  node: Extract<Typed, { kind: "aggregate" }>,
+  argType: SqlType,
+  xs: Scalar[],
+): unknown {
+  switch (node.name) {
+    case "count":
+      return xs.length;
+    case "min":
+    case "max": {
+      if (xs.length === 0) return null;
+      let best = xs[0];
+      for (const x of xs) {
+        const c = compareScalars(argType, x, best);
+        if (node.name === "min" ? c < 0 : c > 0) best = x;
+      }
+      return fromScalar(best, node.type);
+    }
+    case "sum": {
+      if (xs.length === 0) return null;
+      if (node.type === "double")
+        return fromScalar(
+          xs.reduce((s: number, x) => s + Number(x), 0),
+          "double",
+        );
+      // Integral sums are BIGINT and decimal sums keep the scale: exact in bigint.
+      const total = xs.reduce((s: bigint, x) => s + BigInt(x as number | bigint), 0n);
+      return fromScalar(total, node.type);
+    }
+    case "avg":
+    case "mean": {
+      if (xs.length === 0) return null;
+      if (node.type === "double") {
+        return fromScalar(xs.reduce((s: number, x) => s + Number(x), 0) / xs.length, "double");
+      }
+      // DECIMAL(p+4, s+4): scale the exact sum up by 4 digits, divide, round half up.
+      const total = xs.reduce((s: bigint, x) => s + BigInt(x as bigint), 0n) * 10_000n;
+      const count = BigInt(xs.length);
+      const q = total / count;
+      const r = total % count;
+      const rounded = 2n * (r < 0n ? -r : r) >= count ? q + (total < 0n ? -1n : 1n) : q;
+      return fromScalar(rounded, node.type);
+    }
+    default:
+      throw badRequest(
+        "UNSUPPORTED_FEATURE.AGGREGATE",
+        `The aggregate function ${node.name} is not supported by Silt yet.`,
+        "0A000",
+      );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DISTINCT, ORDER BY, LIMIT
+
+function distinct(r: Relation): Relation {
+  const cols = r.fields.map((f, i) => columnValues(r, i, f.type));
+  const seen = new Set<string>();
+  const keep: number[] = [];
+  for (let i = 0; i < r.table.numRows; i++) {
+    const key = JSON.stringify(cols.map((c) => c[i]));
+    if (!seen.has(key)) {
+      seen.add(key);
+      keep.push(i);
+    }
+  }
+  return keep.length === r.table.numRows ? r : { ...r, table: takeRows(r.table, keep) };
+}
+
+function order(
+  env: Env,
+  out: Relation,
+  input: Relation,
+  orderBy: OrderItem[],
+  distinctOutput: boolean,
+): Relation {
+  const n = out.table.numRows;
+  const keys = orderBy.map((o) => {
+    const outputIndex = outputReference(out, o.expr);
+    if (outputIndex !== undefined) {
+      const type = out.fields[outputIndex].type;
+      return {
+        values: columnValues(out, outputIndex, type),
+        type,
+        descending: o.descending,
+        nullsFirst: o.nullsFirst,
+      };
+    }
+    if (distinctOutput || input.table.numRows !== n) {
+      throw badRequest(
+        "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+        `A column, variable, or function parameter with name ${expressionSql(o.expr)} cannot be resolved. Did you mean one of the following? [${out.fields.map((f) => `\`${f.name}\``).join(", ")}].`,
+        "42703",
+      );
+    }
+    const typed = analyze(o.expr, scopeFor(input));
+    const values = arrowValues(
+      evaluateTable(typed, combineChunks(input.table), env.evalCtx),
+      typed.type as DataType,
+    );
+    return { values, type: typed.type, descending: o.descending, nullsFirst: o.nullsFirst };
+  });
+  return { ...out, table: takeRows(out.table, sortIndices(keys, n)) };
+}
+
+/** ORDER BY 2, or ORDER BY a name the select list outputs. */
+function outputReference(out: Relation, e: Expr): number | undefined {
+  if (e.kind === "literal" && typeof e.value === "number" && Number.isInteger(e.value)) {
+    if (e.value < 1 || e.value > out.fields.length) {
+      throw badRequest(
+        "ORDER_BY_POS_OUT_OF_RANGE",
+        `ORDER BY position ${e.value} is not in select list (valid range is [1, ${out.fields.length}]).`,
+        "42805",
+      );
+    }
+    return e.value - 1;
+  }
+  if (e.kind === "column" && e.name.length === 1) {
+    const name = e.name[0].toLowerCase();
+    const matches = out.fields.flatMap((f, i) => (f.name.toLowerCase() === name ? [i] : []));
+    if (matches.length === 1) return matches[0];
+  }
+  return undefined;
+}
+
+function limitOffset(env: Env, r: Relation, limit?: Expr, offset?: Expr): Relation {
+  const count = (e: Expr, what: string) => {
+    const v = evaluateScalar(analyze(e, { relations: [] }), env.evalCtx);
+    const n = typeof v === "bigint" ? Number(v) : v;
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
+      throw badRequest(
+        "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
+        `The ${what} expression "${expressionSql(e)}" is invalid. The ${what} expression must be equal to or greater than 0.`,
+        "42K0E",
+      );
+    }
+    return n;
+  };
+  const start = offset ? count(offset, "offset") : 0;
+  const end = limit ? start + count(limit, "limit") : r.table.numRows;
+  if (start === 0 && end >= r.table.numRows) return r;
+  return { ...r, table: sliceTable(r.table, start, Math.min(end, r.table.numRows)) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/** Canonical JSON values of output column `i`. */
+export function columnValues(r: Relation, i: number, type: SqlType): unknown[] {
+  if (type === "null") return new Array(r.table.numRows).fill(null);
+  const vector = r.table.getChildAt(i);
+  return vector ? arrowValues(vector, type) : [];
+}
+
+function sameExpr(a: Expr, b: Expr): boolean {
+  return expressionSql(a).toLowerCase() === expressionSql(b).toLowerCase();
+}
+
+function exprChildren(e: Expr): Expr[] {
+  switch (e.kind) {
+    case "literal":
+    case "column":
+    case "star":
+    case "exists":
+    case "scalarSubquery":
+      return [];
+    case "unary":
+    case "isNull":
+    case "isBool":
+    case "cast":
+    case "inSubquery":
+      return [e.operand];
+    case "binary":
+    case "isDistinctFrom":
+      return [e.left, e.right];
+    case "in":
+      return [e.operand, ...e.list];
+    case "between":
+      return [e.operand, e.low, e.high];
+    case "like":
+      return [e.operand, e.pattern];
+    case "case":
+      return [
+        ...(e.operand ? [e.operand] : []),
+        ...e.branches.flatMap((b) => [b.when, b.then]),
+        ...(e.otherwise ? [e.otherwise] : []),
+      ];
+    case "call":
+      return e.args;
+  }
+}
+
+/** `e` with each direct child replaced by `f(child)`. */
+function mapExpr(e: Expr, f: (x: Expr) => Expr): Expr {
+  switch (e.kind) {
+    case "literal":
+    case "column":
+    case "star":
+    case "exists":
+    case "scalarSubquery":
+      return e;
+    case "unary":
+    case "isNull":
+    case "isBool":
+    case "cast":
+    case "inSubquery":
+      return { ...e, operand: f(e.operand) } as Expr;
+    case "binary":
+    case "isDistinctFrom":
+      return { ...e, left: f(e.left), right: f(e.right) };
+    case "in":
+      return { ...e, operand: f(e.operand), list: e.list.map(f) };
+    case "between":
+      return { ...e, operand: f(e.operand), low: f(e.low), high: f(e.high) };
+    case "like":
+      return { ...e, operand: f(e.operand), pattern: f(e.pattern) };
+    case "case":
+      return {
+        ...e,
+        operand: e.operand ? f(e.operand) : undefined,
+        branches: e.branches.map((b) => ({ when: f(b.when), then: f(b.then) })),
+        otherwise: e.otherwise ? f(e.otherwise) : undefined,
+      };
+    case "call":
+      return { ...e, args: e.args.map(f) };
+  }
+}
