@@ -12,7 +12,7 @@
 import * as arrow from "apache-arrow";
 import { conformData } from "../data/cast.ts";
 import { combineChunks, concatTables, constantColumn, filterTable } from "../data/kernels.ts";
-import { readParquet } from "../data/parquet.ts";
+import { type ParquetFooter, readParquet, readParquetFooter } from "../data/parquet.ts";
 import type { AddFile } from "../delta/actions.ts";
 import { alignToLogical, columnMappingMode, physicalName } from "../delta/column-mapping.ts";
 import { deletedRowMask, loadDeletionVector } from "../delta/deletion-vectors.ts";
@@ -34,11 +34,24 @@ export interface ReadOptions {
   limit?: number;
   /** Files decoded at once; bounded so memory stays flat on big tables. */
   concurrency?: number;
+  /**
+   * Row groups of a file worth decoding (by their footer statistics); all when absent or when
+   * it answers undefined.
+   */
+  rowGroupFilter?: (footer: ParquetFooter, file: AddFile) => number[] | undefined;
 }
 
 export interface ReadResult {
   schema: StructType;
   table: arrow.Table;
+  /** What the read touched: files fetched, row groups decoded and skipped by statistics. */
+  metrics: ScanMetrics;
+}
+
+export interface ScanMetrics {
+  filesRead: number;
+  rowGroupsRead: number;
+  rowGroupsSkipped: number;
 }
 
 export async function readSnapshotRows(
@@ -54,10 +67,11 @@ export async function readSnapshotRows(
     fields.map((f) => new arrow.Field(f.name, toArrowType(f.type), f.nullable)),
   );
   const limit = opts.limit ?? Number.POSITIVE_INFINITY;
+  const metrics: ScanMetrics = { filesRead: 0, rowGroupsRead: 0, rowGroupsSkipped: 0 };
   if (limit <= 0 || snapshot.files.length === 0) {
-    return { schema, table: new arrow.Table(arrowSchema) };
+    return { schema, table: new arrow.Table(arrowSchema), metrics };
   }
-  const reader = new FileReader(store, snapshot, fields, arrowSchema);
+  const reader = new FileReader(store, snapshot, fields, arrowSchema, metrics, opts.rowGroupFilter);
   const parts: arrow.Table[] = [];
   let rows = 0;
   const concurrency = Math.max(1, opts.concurrency ?? 4);
@@ -71,7 +85,7 @@ export async function readSnapshotRows(
   }
   let table = concatTables(parts, arrowSchema);
   if (table.numRows > limit) table = table.slice(0, limit);
-  return { schema, table };
+  return { schema, table, metrics };
 }
 
 /**
@@ -120,6 +134,8 @@ class FileReader {
     private readonly snapshot: Snapshot,
     private readonly fields: StructField[],
     private readonly arrowSchema: arrow.Schema,
+    private readonly metrics: ScanMetrics,
+    private readonly rowGroupFilter?: ReadOptions["rowGroupFilter"],
   ) {
     this.mode = columnMappingMode(snapshot.metadata.configuration);
     this.partitionColumns = new Set(snapshot.metadata.partitionColumns);
@@ -146,11 +162,15 @@ class FileReader {
         "42K03",
       );
     }
+    this.metrics.filesRead++;
+    const groups = await this.selectRowGroups(bytes, file);
+    if (groups?.selected.length === 0) return new arrow.Table(this.arrowSchema);
     // Whole-file reads take parquet-wasm's faster synchronous decoder; subsets the pruning one.
     const raw = await readParquet(bytes, {
       columns: this.readsAllDataColumns
         ? undefined
         : this.dataFields.map((f) => physicalName(f, this.mode)),
+      rowGroups: groups?.selected,
     });
     let table = combineChunks(
       alignToLogical(raw, { type: "struct", fields: this.dataFields }, this.mode),
@@ -162,12 +182,35 @@ class FileReader {
         this.snapshot.tableRoot,
         file.deletionVector,
       );
-      const keep = deletedRowMask(deleted, numRows);
+      // Deletion vectors count rows across the whole file; keep the selected groups' part.
+      const mask = deletedRowMask(deleted, groups?.totalRows ?? numRows);
+      const keep = groups ? pickRanges(mask, groups.ranges) : mask;
       for (let i = 0; i < keep.length; i++) keep[i] ^= 1;
       table = combineChunks(filterTable(table, keep));
       numRows = table.numRows;
     }
     return this.assemble(table, numRows, file);
+  }
+
+  /** The row groups the filter keeps, or undefined to read every one. */
+  private async selectRowGroups(bytes: Uint8Array, file: AddFile) {
+    if (this.rowGroupFilter === undefined) return undefined;
+    const footer = await readParquetFooter(bytes);
+    const selected = this.rowGroupFilter(footer, file) ?? footer.rowGroups.map((_, i) => i);
+    this.metrics.rowGroupsRead += selected.length;
+    this.metrics.rowGroupsSkipped += footer.rowGroups.length - selected.length;
+    if (selected.length === footer.rowGroups.length) return undefined;
+    const starts: number[] = [];
+    let at = 0;
+    for (const rg of footer.rowGroups) {
+      starts.push(at);
+      at += rg.numRows;
+    }
+    return {
+      selected,
+      totalRows: footer.numRows,
+      ranges: selected.map((g) => [starts[g], starts[g] + footer.rowGroups[g].numRows] as const),
+    };
   }
 
   /** Data columns conformed to the schema's types and partition constants, in schema order. */
@@ -200,6 +243,17 @@ function partitionValue(file: AddFile, physical: string, logical: string): strin
   const values = file.partitionValues ?? {};
   if (Object.hasOwn(values, physical)) return values[physical] ?? null;
   return values[logical] ?? null;
+}
+
+/** The parts of `mask` in `ranges`, concatenated. */
+function pickRanges(mask: Uint8Array, ranges: readonly (readonly [number, number])[]): Uint8Array {
+  const out = new Uint8Array(ranges.reduce((n, [a, b]) => n + b - a, 0));
+  let at = 0;
+  for (const [a, b] of ranges) {
+    out.set(mask.subarray(a, b), at);
+    at += b - a;
+  }
+  return out;
 }
 
 /**

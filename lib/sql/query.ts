@@ -15,6 +15,7 @@ import * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
 import { arrowValues, valuesToArrow } from "../data/json-rows.ts";
 import { combineChunks, concatData, filterTable, sliceTable, takeRows } from "../data/kernels.ts";
+import type { ParquetFooter } from "../data/parquet.ts";
 import type { DataType, StructField } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import {
@@ -33,7 +34,7 @@ import {
   evaluateTable,
 } from "../expr/evaluate.ts";
 import { lookupFunction } from "../expr/functions.ts";
-import { fileMatcher } from "../expr/prune.ts";
+import { canMatchRowGroup, fileMatcher } from "../expr/prune.ts";
 import {
   compareScalars,
   fromScalar,
@@ -42,7 +43,7 @@ import {
   widerCommonType,
 } from "../expr/types.ts";
 import { openTable } from "../ops/open-table.ts";
-import { readSnapshotRows } from "../ops/read-files.ts";
+import { readSnapshotRows, type ScanMetrics } from "../ops/read-files.ts";
 import type { SqlSession } from "./session.ts";
 import { sortIndices } from "./sort.ts";
 
@@ -57,6 +58,8 @@ export interface Relation {
   fields: ResultField[];
   table: arrow.Table;
   qualifier?: string[];
+  /** For a table scan: what reading it touched. */
+  scan?: ScanMetrics;
 }
 
 interface Env {
@@ -124,7 +127,7 @@ async function runSelect(env: Env, q: Extract<Query, { kind: "select" }>): Promi
   if (orderInput.orderBy.length > 0) {
     out = order(env, out, orderInput.relation, orderInput.orderBy, q.distinct);
   }
-  return limitOffset(env, out, q.limit, q.offset);
+  return { ...limitOffset(env, out, q.limit, q.offset), scan: source.scan };
 }
 
 function scopeFor(...relations: Relation[]): Scope {
@@ -208,26 +211,30 @@ async function tableRelation(
       ? undefined
       : t.schema.fields.filter((f) => mentioned.parts.has(f.name.toLowerCase())).map((f) => f.name);
   let files = t.snapshot.files;
+  let rowGroupFilter: ((footer: ParquetFooter) => number[]) | undefined;
   if (where) {
     const full: Scope = scopeFor({
       fields: fieldsOf(t.schema.fields),
       table: new arrow.Table(),
       qualifier,
     });
-    const matches = fileMatcher(
-      analyzePredicate(where, full),
-      t.schema,
-      t.snapshot.metadata.partitionColumns,
-      { now: env.evalCtx.now, toPhysical: physicalPath(t.schema.fields, t.mappingMode) },
+    const predicate = analyzePredicate(where, full);
+    const toPhysical = physicalPath(t.schema.fields, t.mappingMode);
+    const now = env.evalCtx.now;
+    files = files.filter(
+      fileMatcher(predicate, t.schema, t.snapshot.metadata.partitionColumns, { now, toPhysical }),
     );
-    files = files.filter(matches);
+    rowGroupFilter = (footer) =>
+      footer.rowGroups.flatMap((rg, i) =>
+        canMatchRowGroup(predicate, footer, rg, { now, toPhysical }) ? [i] : [],
+      );
   }
-  const { schema, table } = await readSnapshotRows(
+  const { schema, table, metrics } = await readSnapshotRows(
     env.ctx.store,
     { ...t.snapshot, files },
-    { columns },
+    { columns, rowGroupFilter },
   );
-  return { fields: fieldsOf(schema.fields), table, qualifier };
+  return { fields: fieldsOf(schema.fields), table, qualifier, scan: metrics };
 }
 
 function physicalPath(fields: StructField[], mode: string) {
