@@ -6,7 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { DuckDBInstance } from "@duckdb/node-api";
+import { DuckDBDateValue, DuckDBInstance } from "@duckdb/node-api";
+import type * as arrow from "apache-arrow";
 import { writeParquet } from "../lib/data/parquet.ts";
 import {
   type Action,
@@ -21,6 +22,8 @@ import { createTable } from "../lib/ops/create-table.ts";
 import { openTable } from "../lib/ops/open-table.ts";
 import { fileKey } from "../lib/ops/read-files.ts";
 import { scanTable } from "../lib/ops/scan.ts";
+import { parseStatement } from "../lib/sql/parser.ts";
+import { runQuery } from "../lib/sql/query.ts";
 import { type Checks, COLUMNS, computeChecks, generate, sameChecks } from "./data.ts";
 import { ensureNamespace, openEnv } from "./setup.ts";
 
@@ -30,6 +33,11 @@ const RUNS = 3;
 const COMMITS = 200;
 const SNAPSHOT_COMMITS = 1_000;
 const ROW_GROUP_SIZE = 131_072;
+const LOOKUP_FILES = 100;
+const LOOKUP_ROWS_PER_FILE = 100_000;
+/** Well inside file 42, away from its edges, so only that file's statistics can match. */
+const LOOKUP_ID = 4_242_424;
+const LOOKUP_SQL = `SELECT * FROM bench.s.lookup WHERE id = ${LOOKUP_ID}`;
 
 export interface CaseResult {
   case: string;
@@ -267,6 +275,191 @@ async function duckScan(dir: string): Promise<CaseResult> {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Point lookup: 10M rows in 100 files with disjoint id ranges, so file statistics can prune.
+
+/** One row of the five reference columns, comparable across Arrow and DuckDB values. */
+interface LookupRow {
+  id: string;
+  customer: string | null;
+  amount: number | null;
+  /** Days since 1970-01-01. */
+  day: number | null;
+  flag: boolean | null;
+}
+
+interface LookupPrepared {
+  expected: LookupRow;
+  dataFiles: string[];
+  physical: Record<string, string>;
+  buildMs: number;
+  appendMs: number[];
+  bytes: number;
+}
+
+const lookupDir = (dir: string) => path.join(dir, "lookup");
+const lookupFile = (dir: string) => path.join(dir, "lookup.json");
+const lookupSeed = (file: number) => 1_000 + file;
+
+const DAY_MS = 86_400_000;
+
+function arrowRow(table: arrow.Table, index: number): LookupRow {
+  const get = (name: string): unknown => {
+    const v = table.getChild(name);
+    if (!v) throw new Error(`result has no column ${name}`);
+    return v.get(index);
+  };
+  const day = get("day") as number | null;
+  return {
+    id: String(get("id")),
+    customer: get("customer") as string | null,
+    amount: get("amount") as number | null,
+    day: day === null ? null : day / DAY_MS,
+    flag: get("flag") as boolean | null,
+  };
+}
+
+const sameRow = (a: LookupRow, b: LookupRow): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Untimed and in its own process: 100 appends through the real op path, so the lookup runs on
+ * a log of 101 commits and files written (with statistics) by Silt itself.
+ */
+async function prepareLookup(dir: string): Promise<CaseResult> {
+  const env = await openEnv(lookupDir(dir), { persistent: true });
+  try {
+    await ensureNamespace(env.ctx);
+    await createTable(env.ctx, { name: "bench.s.lookup", columns: COLUMNS });
+    const target = Math.floor(LOOKUP_ID / LOOKUP_ROWS_PER_FILE);
+    let expected: LookupRow | undefined;
+    const appendMs: number[] = [];
+    let bytes = 0;
+    const start = performance.now();
+    for (let f = 0; f < LOOKUP_FILES; f++) {
+      const data = generate(LOOKUP_ROWS_PER_FILE, lookupSeed(f), f * LOOKUP_ROWS_PER_FILE);
+      if (f === target) expected = arrowRow(data, LOOKUP_ID - f * LOOKUP_ROWS_PER_FILE);
+      const t0 = performance.now();
+      const r = await appendRows(env.ctx, "bench.s.lookup", { arrow: data });
+      appendMs.push(performance.now() - t0);
+      bytes += r.numOutputBytes;
+    }
+    const buildMs = performance.now() - start;
+    const t = await openTable(env.ctx, "bench.s.lookup");
+    const physical: Record<string, string> = {};
+    for (const f of t.schema.fields) {
+      const name = f.metadata["delta.columnMapping.physicalName"];
+      physical[f.name] = typeof name === "string" ? name : f.name;
+    }
+    const prepared: LookupPrepared = {
+      expected: expected!,
+      dataFiles: t.snapshot.files.map((f) =>
+        path.join(env.storageDir, fileKey(t.snapshot.tableRoot, f.path)),
+      ),
+      physical,
+      buildMs,
+      appendMs,
+      bytes,
+    };
+    writeFileSync(lookupFile(dir), JSON.stringify(prepared));
+    const ok =
+      expected !== undefined &&
+      t.snapshot.version === LOOKUP_FILES &&
+      t.snapshot.files.length === LOOKUP_FILES;
+    return {
+      ...result("prepare-lookup", LOOKUP_FILES * LOOKUP_ROWS_PER_FILE, [], ok, []),
+      extra: { buildMs, appendMs, bytes },
+    };
+  } finally {
+    await env.close();
+  }
+}
+
+async function siltLookup(dir: string): Promise<CaseResult> {
+  const prepared = JSON.parse(readFileSync(lookupFile(dir), "utf8")) as LookupPrepared;
+  const env = await openEnv(lookupDir(dir), { persistent: true });
+  try {
+    collect();
+    const base = rssNow();
+    const answers: {
+      rows: LookupRow[];
+      filesRead: number;
+      rowGroupsRead: number;
+      skipped: number;
+    }[] = [];
+    // Every run parses and plans anew and reopens the table (catalog, arbiter, log replay), as a
+    // request would; only the process, and so the JIT and the wasm instance, is shared.
+    const m = await measure(async () => {
+      const st = parseStatement(LOOKUP_SQL);
+      if (st.kind !== "query") throw new Error("not a query");
+      const r = await runQuery(env.ctx, st.query, { defaults: {}, conf: {}, now: Date.now() });
+      const rows: LookupRow[] = [];
+      for (let i = 0; i < r.table.numRows; i++) rows.push(arrowRow(r.table, i));
+      answers.push({
+        rows,
+        filesRead: r.scan?.filesRead ?? -1,
+        rowGroupsRead: r.scan?.rowGroupsRead ?? -1,
+        skipped: r.scan?.rowGroupsSkipped ?? -1,
+      });
+    });
+    const ok = answers.every((a) => a.rows.length === 1 && sameRow(a.rows[0], prepared.expected));
+    const filesRead = Math.max(...answers.map((a) => a.filesRead));
+    const last = answers[answers.length - 1];
+    return {
+      ...result("silt-lookup", LOOKUP_FILES * LOOKUP_ROWS_PER_FILE, m.runs, ok, []),
+      warmupMs: m.warmupMs,
+      baseRssMb: base,
+      extra: {
+        filesRead,
+        filesReadPerRun: answers.map((a) => a.filesRead),
+        rowGroupsRead: last.rowGroupsRead,
+        rowGroupsSkipped: last.skipped,
+        row: last.rows[0],
+      },
+    };
+  } finally {
+    await env.close();
+  }
+}
+
+async function duckLookup(dir: string): Promise<CaseResult> {
+  const prepared = JSON.parse(readFileSync(lookupFile(dir), "utf8")) as LookupPrepared;
+  const duck = await openDuck();
+  try {
+    const q = (n: string) => `"${prepared.physical[n].replaceAll('"', '""')}"`;
+    const sql = `SELECT * FROM read_parquet([${prepared.dataFiles.map(sqlString).join(", ")}]) WHERE ${q("id")} = ${LOOKUP_ID}`;
+    collect();
+    const base = rssNow();
+    const answers: LookupRow[][] = [];
+    const m = await measure(async () => {
+      const reader = await duck.conn.runAndReadAll(sql);
+      const names = reader.columnNames();
+      const col = (n: string) => names.indexOf(prepared.physical[n]);
+      answers.push(
+        reader.getRows().map((r) => {
+          const day = r[col("day")];
+          return {
+            id: String(r[col("id")]),
+            customer: r[col("customer")] as string | null,
+            amount: r[col("amount")] as number | null,
+            day: day instanceof DuckDBDateValue ? day.days : null,
+            flag: r[col("flag")] as boolean | null,
+          };
+        }),
+      );
+    });
+    const ok = answers.every((a) => a.length === 1 && sameRow(a[0], prepared.expected));
+    return {
+      ...result("duck-lookup", LOOKUP_FILES * LOOKUP_ROWS_PER_FILE, m.runs, ok, []),
+      warmupMs: m.warmupMs,
+      baseRssMb: base,
+      extra: { threads: duck.threads, version: duck.version },
+    };
+  } finally {
+    duck.conn.closeSync();
+    duck.instance.closeSync();
+  }
+}
+
 async function siltCommits(dir: string): Promise<CaseResult> {
   const env = await openEnv(path.join(dir, "commits"), { persistent: false });
   try {
@@ -403,6 +596,9 @@ const CASES: Record<string, (dir: string) => Promise<CaseResult>> = {
   "duck-scan": duckScan,
   "silt-commits": siltCommits,
   "silt-snapshot": siltSnapshot,
+  "prepare-lookup": prepareLookup,
+  "silt-lookup": siltLookup,
+  "duck-lookup": duckLookup,
 };
 
 async function main(): Promise<void> {

@@ -48,7 +48,8 @@ class Bitmap {
   }
 }
 
-export function generate(n: number, seed = 42): arrow.Table {
+/** `firstId` shifts the `id` range so separate batches can cover disjoint, increasing ranges. */
+export function generate(n: number, seed = 42, firstId = 0): arrow.Table {
   const rnd = prng(seed);
   const ids = new BigInt64Array(n);
   const custOffsets = new Int32Array(n + 1);
@@ -64,7 +65,7 @@ export function generate(n: number, seed = 42): arrow.Table {
 
   let pos = 0;
   for (let i = 0; i < n; i++) {
-    ids[i] = BigInt(i);
+    ids[i] = BigInt(firstId + i);
     if (rnd() < 0.02) {
       custValid.clear(i);
       custValid.nulls++;

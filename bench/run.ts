@@ -123,6 +123,21 @@ function verdict(ms: number | undefined, msTarget: number, rss?: number, rssTarg
   return timeOk && rssOk ? "met" : "MISSED";
 }
 
+function lookupNotes(build: CaseResult | undefined, run: CaseResult | undefined): string {
+  const x = build?.extra as { buildMs: number; appendMs: number[]; bytes: number } | undefined;
+  const built = x
+    ? `table built untimed by 100 appendRows of 100k rows in ${(x.buildMs / 1000).toFixed(1)} s (append ${x.appendMs[0].toFixed(0)} ms first, ${median(x.appendMs).toFixed(0)} median, ${x.appendMs[x.appendMs.length - 1].toFixed(0)} last; ${(x.bytes / 1e6).toFixed(0)} MB of Parquet)`
+    : "table build n/a";
+  if (!run) return `lookup: n/a; ${built}.`;
+  const e = run.extra ?? {};
+  return [
+    `lookup: SELECT * ... WHERE id = <id in file 42> through parseStatement + runQuery, each run a fresh`,
+    `  parse, table open (101-commit log replay) and read, in one process: ${run.runs.map((v) => v.toFixed(0)).join(" / ")} ms (warm-up ${fmtMs(run.warmupMs)});`,
+    `  files opened per run ${String(e.filesReadPerRun)}, row groups read ${String(e.rowGroupsRead)}, skipped ${String(e.rowGroupsSkipped)}; base RSS ${run.baseRssMb} MB;`,
+    `  ${built}.`,
+  ].join("\n");
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const dir = mkdtempSync(path.join(os.tmpdir(), "silt-bench-"));
@@ -134,6 +149,9 @@ async function main(): Promise<void> {
     "duck-scan",
     "silt-commits",
     "silt-snapshot",
+    "prepare-lookup",
+    "silt-lookup",
+    "duck-lookup",
   ];
   const outcomes: Record<string, CaseOutcome> = {};
   const load = os.loadavg();
@@ -148,8 +166,8 @@ async function main(): Promise<void> {
       outcomes[name] = o;
       console.log(o.error === undefined ? `${(o.wallMs / 1000).toFixed(1)} s` : "FAILED");
       if (o.error !== undefined) console.log(o.error.replace(/^/gm, "    "));
-      // The scan cases read the table `prepare` makes; without it they can only fail.
-      if (name === "prepare" && o.error !== undefined) break;
+      // The cases after a prepare step read the table it makes; without it they can only fail.
+      if (name.startsWith("prepare") && o.error !== undefined) break;
     }
   } finally {
     if (process.env.SILT_BENCH_KEEP !== "1") rmSync(dir, { recursive: true, force: true });
@@ -172,6 +190,9 @@ async function main(): Promise<void> {
   const p95 = commits ? percentile(commits.runs, 95) : undefined;
   const snap = med("silt-snapshot");
   const N = r("silt-append")?.rows ?? 1_000_000;
+  const lookup = med("silt-lookup");
+  const filesOpened = r("silt-lookup")?.extra?.filesRead as number | undefined;
+  const lookupRows = r("prepare-lookup")?.rows ?? 10_000_000;
 
   const rows: Row[] = [
     {
@@ -221,6 +242,17 @@ async function main(): Promise<void> {
       target: "",
       status: flag("silt-snapshot"),
     },
+    {
+      operation: `point lookup, 100 files (SQL; ${filesOpened ?? "?"} file${filesOpened === 1 ? "" : "s"} opened)`,
+      rows: fmtInt(lookupRows),
+      medianMs: lookup,
+      peakRssMb: r("silt-lookup")?.peakRssMb,
+      duckMedianMs: med("duck-lookup"),
+      target: "[<=2 files opened]",
+      status:
+        (filesOpened === undefined ? "?" : filesOpened <= 2 ? "met" : "MISSED") +
+        flag("prepare-lookup", "silt-lookup", "duck-lookup"),
+    },
   ];
 
   console.log("");
@@ -248,7 +280,9 @@ async function main(): Promise<void> {
       : "commits: n/a",
     `snapshot: loadSnapshot(store, tableRoot) on versions 0..999 (999 live files), no checkpoint: ${runsOf("silt-snapshot")}.`,
     `  ${r("silt-snapshot")?.notes.join(", ") ?? ""}; versions 0-1 by createTable + appendRows, 2..999 written as _delta_log/<v>.json into the LocalObjectStore.`,
-    `DuckDB ${String(r("duck-scan")?.extra?.version ?? "?")}, threads=${String(r("duck-scan")?.extra?.threads ?? "?")}. Checks: append and scan (both engines) compare count, sum(id), count(customer), sum(amount), count(day), sum(flag), count(flag) with the generated data; commits and snapshot compare versions and file counts: ${Object.values(outcomes).every((o) => o.result?.ok) ? "all passed" : "SOME FAILED OR MISSING"}.`,
+    lookupNotes(r("prepare-lookup"), r("silt-lookup")),
+    `  DuckDB: SELECT * FROM read_parquet([<the 100 data files Silt wrote>]) WHERE id = <same id>: ${runsOf("duck-lookup")}; DuckDB process peak RSS ${r("duck-lookup")?.peakRssMb ?? "?"} MB.`,
+    `DuckDB ${String(r("duck-scan")?.extra?.version ?? "?")}, threads=${String(r("duck-scan")?.extra?.threads ?? "?")}. Checks: append and scan (both engines) compare count, sum(id), count(customer), sum(amount), count(day), sum(flag), count(flag) with the generated data; the lookup (both engines) compares the one row returned with the generated row; commits and snapshot compare versions and file counts: ${Object.values(outcomes).every((o) => o.result?.ok) ? "all passed" : "SOME FAILED OR MISSING"}.`,
     `Total ${((performance.now() - started) / 1000).toFixed(1)} s.`,
   ];
   for (const n of notes) console.log(n);

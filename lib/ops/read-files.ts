@@ -145,6 +145,25 @@ class FileReader {
   }
 
   async read(file: AddFile): Promise<arrow.Table> {
+    const physical = await this.readPhysical(file);
+    if (physical === undefined) return new arrow.Table(this.arrowSchema);
+    let { table, numRows } = physical;
+    if (physical.deleted) {
+      const keep = physical.deleted.map((d) => d ^ 1);
+      numRows = keep.reduce((n, k) => n + k, 0);
+      table = combineChunks(filterTable(table, keep));
+    }
+    return this.assemble(table, numRows, file);
+  }
+
+  /**
+   * The file's rows in physical order (only the row groups the filter keeps), with the rows its
+   * deletion vector marks still present and flagged in `deleted`; undefined when no row group
+   * can match.
+   */
+  async readPhysical(
+    file: AddFile,
+  ): Promise<{ table: arrow.Table; numRows: number; deleted?: Uint8Array } | undefined> {
     const key = fileKey(this.snapshot.tableRoot, file.path);
     let bytes: Uint8Array;
     try {
@@ -164,7 +183,7 @@ class FileReader {
     }
     this.metrics.filesRead++;
     const groups = await this.selectRowGroups(bytes, file);
-    if (groups?.selected.length === 0) return new arrow.Table(this.arrowSchema);
+    if (groups?.selected.length === 0) return undefined;
     // Whole-file reads take parquet-wasm's faster synchronous decoder; subsets the pruning one.
     const raw = await readParquet(bytes, {
       columns: this.readsAllDataColumns
@@ -172,24 +191,29 @@ class FileReader {
         : this.dataFields.map((f) => physicalName(f, this.mode)),
       rowGroups: groups?.selected,
     });
-    let table = combineChunks(
+    const table = combineChunks(
       alignToLogical(raw, { type: "struct", fields: this.dataFields }, this.mode),
     );
-    let numRows = raw.numRows;
-    if (file.deletionVector) {
-      const deleted = await loadDeletionVector(
-        this.store,
-        this.snapshot.tableRoot,
-        file.deletionVector,
-      );
-      // Deletion vectors count rows across the whole file; keep the selected groups' part.
-      const mask = deletedRowMask(deleted, groups?.totalRows ?? numRows);
-      const keep = groups ? pickRanges(mask, groups.ranges) : mask;
-      for (let i = 0; i < keep.length; i++) keep[i] ^= 1;
-      table = combineChunks(filterTable(table, keep));
-      numRows = table.numRows;
-    }
-    return this.assemble(table, numRows, file);
+    const numRows = raw.numRows;
+    if (!file.deletionVector) return { table, numRows };
+    const deletedRows = await loadDeletionVector(
+      this.store,
+      this.snapshot.tableRoot,
+      file.deletionVector,
+    );
+    // Deletion vectors count rows across the whole file; keep the selected groups' part.
+    const mask = deletedRowMask(deletedRows, groups?.totalRows ?? numRows);
+    return { table, numRows, deleted: groups ? pickRanges(mask, groups.ranges) : mask };
+  }
+
+  /** All physical rows of a file, assembled in the requested columns, plus its deleted-row mask. */
+  async readAllRows(file: AddFile): Promise<{ table: arrow.Table; deleted?: Uint8Array }> {
+    const physical = await this.readPhysical(file);
+    if (physical === undefined) return { table: new arrow.Table(this.arrowSchema) };
+    return {
+      table: this.assemble(physical.table, physical.numRows, file),
+      deleted: physical.deleted,
+    };
   }
 
   /** The row groups the filter keeps, or undefined to read every one. */
@@ -243,6 +267,26 @@ function partitionValue(file: AddFile, physical: string, logical: string): strin
   const values = file.partitionValues ?? {};
   if (Object.hasOwn(values, physical)) return values[physical] ?? null;
   return values[logical] ?? null;
+}
+
+/**
+ * Every physical row of `file` (deleted ones included, flagged in `deleted`), in the requested
+ * logical columns: what row-level operations need to turn matches into row indexes.
+ */
+export async function readFileRows(
+  store: ObjectStore,
+  snapshot: Snapshot,
+  file: AddFile,
+  columns?: string[],
+): Promise<{ schema: StructType; table: arrow.Table; deleted?: Uint8Array }> {
+  const fields = projectFields(tableSchemaOf(snapshot), columns);
+  const arrowSchema = new arrow.Schema(
+    fields.map((f) => new arrow.Field(f.name, toArrowType(f.type), f.nullable)),
+  );
+  const metrics: ScanMetrics = { filesRead: 0, rowGroupsRead: 0, rowGroupsSkipped: 0 };
+  const reader = new FileReader(store, snapshot, fields, arrowSchema, metrics);
+  const { table, deleted } = await reader.readAllRows(file);
+  return { schema: { type: "struct", fields }, table, deleted };
 }
 
 /** The parts of `mask` in `ranges`, concatenated. */
