@@ -10,13 +10,12 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { SiltContext } from "../context.ts";
 import { arrowToRows } from "../data/json-rows.ts";
 import { sparkTypeName } from "../delta/schema.ts";
-import { badRequest, SiltError } from "../errors.ts";
+import { SiltError } from "../errors.ts";
 import { appendRows } from "../ops/append.ts";
-import { type ColumnSpec, createTable } from "../ops/create-table.ts";
+import { createTable } from "../ops/create-table.ts";
 import { describeDetail } from "../ops/detail.ts";
 import { dropTable } from "../ops/drop-table.ts";
 import { describeHistory } from "../ops/history.ts";
-import type { InputRows } from "../ops/input-rows.ts";
 import {
   createCatalog,
   createSchema,
@@ -30,7 +29,16 @@ import type { ResultSet } from "../ops/result-set.ts";
 import { scanTable } from "../ops/scan.ts";
 import { executeSql } from "../sql/execute.ts";
 import {
-  asObject,
+  ARROW_STREAM,
+  columnsOf,
+  defaultsOf,
+  dropFlags,
+  type Env,
+  jsonBody,
+  rowsInput,
+  wantsArrow,
+} from "./http.ts";
+import {
   type Json,
   optionalBoolean,
   optionalInteger,
@@ -39,10 +47,6 @@ import {
   optionalStringMap,
   requiredString,
 } from "./request.ts";
-
-export const ARROW_STREAM = "application/vnd.apache.arrow.stream";
-
-type Env = { Variables: { requestId: string } };
 
 /** Route groups, one per deployed function; the local server serves them all. */
 export const OPERATIONS = [
@@ -236,83 +240,6 @@ function registerSql(app: Hono<Env>, ctx: SiltContext): void {
       }),
     );
   });
-}
-
-async function jsonBody(c: Context<Env>, allowEmpty = false): Promise<Json> {
-  const text = await c.req.text();
-  if (text.trim() === "") {
-    if (allowEmpty) return {};
-    throw badRequest("INVALID_REQUEST", "The request needs a JSON body.");
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (err) {
-    throw badRequest(
-      "MALFORMED_REQUEST",
-      `The request body is not valid JSON: ${(err as Error).message}`,
-    );
-  }
-  return asObject(parsed);
-}
-
-function defaultsOf(c: Context<Env>, body: Json): { catalog?: string; schema?: string } {
-  return {
-    catalog: optionalString(body, "catalog") ?? c.req.query("catalog"),
-    schema: optionalString(body, "schema") ?? c.req.query("schema"),
-  };
-}
-
-function dropFlags(c: Context<Env>) {
-  return {
-    ifExists: optionalBoolean(c.req.query(), "ifExists"),
-    cascade: optionalBoolean(c.req.query(), "cascade"),
-  };
-}
-
-function columnsOf(body: Json): ColumnSpec[] {
-  const columns = body.columns;
-  if (!Array.isArray(columns)) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      `Field 'columns' must be an array like [{"name": "id", "type": "INT"}].`,
-    );
-  }
-  return columns.map((raw, i) => {
-    const col = asObject(raw, `column ${i + 1}`);
-    return {
-      name: requiredString(col, "name"),
-      type: requiredString(col, "type"),
-      nullable: optionalBoolean(col, "nullable"),
-      comment: optionalString(col, "comment"),
-    };
-  });
-}
-
-async function rowsInput(c: Context<Env>): Promise<InputRows> {
-  if ((c.req.header("content-type") ?? "").startsWith(ARROW_STREAM)) {
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    try {
-      return { arrow: arrow.tableFromIPC(bytes) };
-    } catch (err) {
-      throw badRequest(
-        "MALFORMED_REQUEST",
-        `The body is not a valid Arrow IPC stream: ${(err as Error).message}`,
-      );
-    }
-  }
-  const body = await jsonBody(c);
-  if (!Array.isArray(body.rows)) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      `Field 'rows' is required: an array of rows, each an object keyed by column name or an array in column order.`,
-    );
-  }
-  return { rows: body.rows };
-}
-
-function wantsArrow(c: Context<Env>, params: Json): boolean {
-  return params.format === "arrow" || (c.req.header("accept") ?? "").includes(ARROW_STREAM);
 }
 
 export type { ResultSet };

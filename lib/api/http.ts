@@ -1,0 +1,92 @@
+/**
+ * Request parsing shared by every route module: the JSON body, name defaults, rows given as JSON
+ * or as an Arrow IPC stream, and whether the caller wants Arrow back.
+ */
+import * as arrow from "apache-arrow";
+import type { Context } from "hono";
+import { badRequest } from "../errors.ts";
+import type { ColumnSpec } from "../ops/create-table.ts";
+import type { InputRows } from "../ops/input-rows.ts";
+import { asObject, type Json, optionalBoolean, optionalString, requiredString } from "./request.ts";
+
+export const ARROW_STREAM = "application/vnd.apache.arrow.stream";
+
+/** Hono environment of the app: every request carries an id for logs and error messages. */
+export type Env = { Variables: { requestId: string } };
+
+export async function jsonBody(c: Context<Env>, allowEmpty = false): Promise<Json> {
+  const text = await c.req.text();
+  if (text.trim() === "") {
+    if (allowEmpty) return {};
+    throw badRequest("INVALID_REQUEST", "The request needs a JSON body.");
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw badRequest(
+      "MALFORMED_REQUEST",
+      `The request body is not valid JSON: ${(err as Error).message}`,
+    );
+  }
+  return asObject(parsed);
+}
+
+export function defaultsOf(c: Context<Env>, body: Json): { catalog?: string; schema?: string } {
+  return {
+    catalog: optionalString(body, "catalog") ?? c.req.query("catalog"),
+    schema: optionalString(body, "schema") ?? c.req.query("schema"),
+  };
+}
+
+export function dropFlags(c: Context<Env>) {
+  return {
+    ifExists: optionalBoolean(c.req.query(), "ifExists"),
+    cascade: optionalBoolean(c.req.query(), "cascade"),
+  };
+}
+
+export function columnsOf(body: Json): ColumnSpec[] {
+  const columns = body.columns;
+  if (!Array.isArray(columns)) {
+    throw badRequest(
+      "INVALID_REQUEST",
+      `Field 'columns' must be an array like [{"name": "id", "type": "INT"}].`,
+    );
+  }
+  return columns.map((raw, i) => {
+    const col = asObject(raw, `column ${i + 1}`);
+    return {
+      name: requiredString(col, "name"),
+      type: requiredString(col, "type"),
+      nullable: optionalBoolean(col, "nullable"),
+      comment: optionalString(col, "comment"),
+    };
+  });
+}
+
+export async function rowsInput(c: Context<Env>): Promise<InputRows> {
+  if ((c.req.header("content-type") ?? "").startsWith(ARROW_STREAM)) {
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    try {
+      return { arrow: arrow.tableFromIPC(bytes) };
+    } catch (err) {
+      throw badRequest(
+        "MALFORMED_REQUEST",
+        `The body is not a valid Arrow IPC stream: ${(err as Error).message}`,
+      );
+    }
+  }
+  const body = await jsonBody(c);
+  if (!Array.isArray(body.rows)) {
+    throw badRequest(
+      "INVALID_REQUEST",
+      `Field 'rows' is required: an array of rows, each an object keyed by column name or an array in column order.`,
+    );
+  }
+  return { rows: body.rows };
+}
+
+export function wantsArrow(c: Context<Env>, params: Json): boolean {
+  return params.format === "arrow" || (c.req.header("accept") ?? "").includes(ARROW_STREAM);
+}
