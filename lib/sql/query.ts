@@ -816,6 +816,7 @@ function mapExpr(e: Expr, f: (x: Expr) => Expr): Expr {
       return {
         ...e,
         operand: e.operand ? f(e.operand) : undefined,
+        // biome-ignore lint/suspicious/noThenProperty: CASE … WHEN … THEN, as the AST names it.
         branches: e.branches.map((b) => ({ when: f(b.when), then: f(b.then) })),
         otherwise: e.otherwise ? f(e.otherwise) : undefined,
       };
