@@ -81,6 +81,11 @@ interface FunctionSpec {
    * is authorised per key by it).
    */
   s3: { read: boolean; write: "table" | "log" | false; delete: boolean } | false;
+  /**
+   * GetObject under `<prefix>ingest/`, where callers stage the Parquet/CSV/JSON objects an
+   * operation takes as input (lib/api/merge-source.ts).
+   */
+  ingest?: boolean;
   /** Items of the commits table (arbiter): ratify = PutItem, markPublished = UpdateItem. */
   commits: readonly DynamoAction[];
   /** Items of the catalog table. */
@@ -173,6 +178,70 @@ const FUNCTIONS: Record<Operation, FunctionSpec> = {
     s3: { read: false, write: false, delete: true },
     commits: [],
     catalog: ["GetItem", "UpdateItem", "DeleteItem"],
+  },
+  overwrite: {
+    description: "INSERT OVERWRITE (whole table, or dynamic partition overwrite)",
+    memorySize: 2048,
+    routes: [[POST, "/api/v1/tables/{name}/overwrite"]],
+    // Replaced files are removed in the log only; their bytes stay for time travel and VACUUM.
+    s3: { read: true, write: "table", delete: false },
+    commits: ["Query", "PutItem", "UpdateItem"],
+    catalog: ["GetItem"],
+  },
+  "replace-where": {
+    description: "INSERT INTO … REPLACE WHERE: delete matching rows, insert, one commit",
+    memorySize: 2048,
+    routes: [[POST, "/api/v1/tables/{name}/replace-where"]],
+    // Reads the files it may delete from; writes data files and deletion-vector files.
+    s3: { read: true, write: "table", delete: false },
+    commits: ["Query", "PutItem", "UpdateItem"],
+    catalog: ["GetItem"],
+  },
+  "replace-using": {
+    description: "INSERT INTO … REPLACE USING / ON: delete matched rows, insert, one commit",
+    memorySize: 2048,
+    routes: [[POST, "/api/v1/tables/{name}/replace-using"]],
+    s3: { read: true, write: "table", delete: false },
+    commits: ["Query", "PutItem", "UpdateItem"],
+    catalog: ["GetItem"],
+  },
+  restore: {
+    description: "RESTORE TABLE to an earlier version or timestamp",
+    memorySize: 1024,
+    routes: [[POST, "/api/v1/tables/{name}/restore"]],
+    // Re-adds existing files by reference: reads (and HEADs) them, writes only the log.
+    s3: { read: true, write: "log", delete: false },
+    commits: ["Query", "PutItem", "UpdateItem"],
+    catalog: ["GetItem"],
+  },
+  update: {
+    description: "UPDATE: deletion vectors on the old rows, new files for the new ones",
+    memorySize: 2048,
+    routes: [[POST, "/api/v1/tables/{name}/update"]],
+    // Reads the files that may match; writes data files and deletion-vector files. Removed
+    // files stay for time travel until VACUUM.
+    s3: { read: true, write: "table", delete: false },
+    commits: ["Query", "PutItem", "UpdateItem"],
+    catalog: ["GetItem"],
+  },
+  delete: {
+    description: "DELETE: deletion vectors, or whole files removed from the log",
+    memorySize: 2048,
+    routes: [[POST, "/api/v1/tables/{name}/delete"]],
+    s3: { read: true, write: "table", delete: false },
+    commits: ["Query", "PutItem", "UpdateItem"],
+    catalog: ["GetItem"],
+  },
+  merge: {
+    description: "MERGE INTO: hash join of a source with the target, deletion vectors, new files",
+    // The source, the hash of its keys and two target files at a time: the 100k-row source into
+    // 10M rows stays under 1.5 GB (issue 5).
+    memorySize: 2048,
+    routes: [[POST, "/api/v1/tables/{name}/merge"]],
+    s3: { read: true, write: "table", delete: false },
+    ingest: true,
+    commits: ["Query", "PutItem", "UpdateItem"],
+    catalog: ["GetItem"],
   },
 };
 
@@ -446,6 +515,7 @@ export class SiltStack extends Stack {
 
   #grantData(role: iam.Role, spec: FunctionSpec, tablesPrefix: string): void {
     const tableObjects = this.bucket.arnForObjects(`${tablesPrefix}*`);
+    const ingestPrefix = tablesPrefix.replace(/tables\/$/, "ingest/");
     const wildcardFindings: string[] = [];
     if (spec.s3 !== false) {
       // Not narrowed by an s3:prefix condition on purpose: S3 answers a GET or HEAD of a
@@ -465,6 +535,13 @@ export class SiltStack extends Stack {
           new iam.PolicyStatement({ actions: objectActions, resources: [tableObjects] }),
         );
         wildcardFindings.push(`Resource::<${this.#logicalId(this.bucket)}.Arn>/${tablesPrefix}*`);
+      }
+      if (spec.ingest) {
+        const ingestObjects = this.bucket.arnForObjects(`${ingestPrefix}*`);
+        role.addToPrincipalPolicy(
+          new iam.PolicyStatement({ actions: ["s3:GetObject"], resources: [ingestObjects] }),
+        );
+        wildcardFindings.push(`Resource::<${this.#logicalId(this.bucket)}.Arn>/${ingestPrefix}*`);
       }
       if (spec.s3.write === "log") {
         const logObjects = this.bucket.arnForObjects(`${tablesPrefix}*/_delta_log/*`);
@@ -495,7 +572,8 @@ export class SiltStack extends Stack {
             id: "AwsSolutions-IAM5",
             reason:
               "Object keys under the tables prefix are generated per table (tables/<uuid>/...) " +
-              "and per file, so a prefix pattern is the narrowest resource that names them; " +
+              "and per file, and input objects under the ingest prefix are named by callers, " +
+              "so a prefix pattern is the narrowest resource that names them; " +
               "the actions are listed one by one.",
             appliesTo: wildcardFindings,
           },

@@ -47,6 +47,8 @@ import {
   optionalStringMap,
   requiredString,
 } from "./request.ts";
+import { registerDmlRoutes } from "./routes-dml.ts";
+import { createOrReplaceRoute, isReplaceRequest, registerReplaceRoutes } from "./routes-replace.ts";
 
 /** Route groups, one per deployed function; the local server serves them all. */
 export const OPERATIONS = [
@@ -58,6 +60,13 @@ export const OPERATIONS = [
   "detail",
   "drop",
   "sql",
+  "overwrite",
+  "replace-where",
+  "replace-using",
+  "restore",
+  "update",
+  "delete",
+  "merge",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -113,6 +122,8 @@ export function createApp(
   if (serves.has("detail")) registerDetail(app, ctx);
   if (serves.has("drop")) registerDrop(app, ctx);
   if (serves.has("sql")) registerSql(app, ctx);
+  registerReplaceRoutes(app, ctx, serves);
+  registerDmlRoutes(app, ctx, serves);
   return app;
 }
 
@@ -151,6 +162,7 @@ function registerCatalogRoutes(app: Hono<Env>, ctx: SiltContext): void {
 function registerCreate(app: Hono<Env>, ctx: SiltContext): void {
   app.post("/api/v1/tables", async (c) => {
     const body = await jsonBody(c);
+    if (isReplaceRequest(body)) return createOrReplaceRoute(ctx, c, body);
     const result = await createTable(ctx, {
       name: requiredString(body, "name"),
       defaults: defaultsOf(c, body),

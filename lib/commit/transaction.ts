@@ -41,6 +41,7 @@ import {
   type WinningCommit,
   winnersHighWaterMark,
 } from "./conflicts.ts";
+import { afterPublishedCommit } from "./post-commit.ts";
 import { publishedKey, publishRows, publishUpTo } from "./publisher.ts";
 
 /** Kept in step with package.json's version (a test checks it). */
@@ -239,6 +240,8 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
       } catch {
         published = false;
       }
+      // Checkpoints only cover published versions; this never throws (post-commit.ts).
+      if (published) await afterPublishedCommit({ store, tableRoot, version: target, actions });
       return { version: target, inCommitTimestamp, txnId, attempts, published };
     }
 

@@ -11,8 +11,7 @@ type AnyData = arrow.Data<arrow.DataType>;
 
 export function conformData(data: AnyData, target: arrow.DataType, column: string): AnyData {
   const source = data.type;
-  const same: boolean = arrow.util.compareTypes(source, target);
-  if (same) return data;
+  if (sameArrowType(source, target)) return data;
   const s = source.typeId;
   const t = target.typeId;
   if (s === arrow.Type.Timestamp && t === arrow.Type.Timestamp) {
@@ -60,6 +59,21 @@ export function conformData(data: AnyData, target: arrow.DataType, column: strin
     "FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH",
     `Column ${column} is ${String(target)} in the table schema but ${String(source)} in a data file.`,
   );
+}
+
+/**
+ * apache-arrow's compareTypes treats every Decimal as equal to every other, which would let a
+ * DECIMAL(3,2) buffer pass as DECIMAL(7,4) (2.40 read back as 0.0240); scale and precision are
+ * compared here, at every nesting level.
+ */
+function sameArrowType(a: arrow.DataType, b: arrow.DataType): boolean {
+  if (!arrow.util.compareTypes(a, b)) return false;
+  if (arrow.DataType.isDecimal(a) && arrow.DataType.isDecimal(b)) {
+    return a.scale === b.scale && a.precision === b.precision && a.bitWidth === b.bitWidth;
+  }
+  const ac = a.children ?? [];
+  const bc = b.children ?? [];
+  return ac.length === bc.length && ac.every((c, i) => sameArrowType(c.type, bc[i].type));
 }
 
 function relabel(data: AnyData, type: arrow.DataType): AnyData {

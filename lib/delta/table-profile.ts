@@ -9,6 +9,9 @@
  * 3. Turn on each suggestion the caller did not override.
  * 4. Derive the protocol from the resulting properties and the schema (timestamp_ntz needs its
  *    own feature).
+ *
+ * A replacement (CREATE OR REPLACE / REPLACE TABLE) goes through the same steps: the catalog's
+ * requirements hold for the table's whole life, not only for its first version.
  */
 import { randomUUID } from "node:crypto";
 import { badRequest } from "../errors.ts";
@@ -88,8 +91,16 @@ export function newTableProfile(
   tableName: string,
   tableId: string,
   requested: Record<string, string>,
-  opts: { usesTimestampNtz: boolean },
+  opts: {
+    usesTimestampNtz: boolean;
+    /**
+     * "replace" for CREATE OR REPLACE / REPLACE TABLE: the catalog's requirements hold for a
+     * replacement exactly as for a create, so a replacement cannot drop what a create must have.
+     */
+    verb?: "create" | "replace";
+  },
 ): TableProfile {
+  const verb = opts.verb ?? "create";
   const props: Record<string, string> = {};
   for (const [rawKey, value] of Object.entries(requested)) {
     // Delta property keys are case-insensitive; store them in their canonical spelling.
@@ -97,17 +108,17 @@ export function newTableProfile(
     if (RESERVED_PROPERTIES.has(key)) {
       throw badRequest(
         "INVALID_PARAMETER_VALUE",
-        `Cannot create table ${tableName}: table property '${key}' is managed by the catalog and cannot be set. Remove the TBLPROPERTIES entry and retry.`,
+        `Cannot ${verb} table ${tableName}: table property '${key}' is managed by the catalog and cannot be set. Remove the TBLPROPERTIES entry and retry.`,
       );
     }
     const required = REQUIRED_PROPERTIES[key];
     if (required !== undefined && value.toLowerCase() !== required) {
-      throw requirementError(tableName, key, required, value);
+      throw requirementError(verb, tableName, key, required, value);
     }
     if (key.startsWith("delta.feature.")) {
       const feature = key.slice("delta.feature.".length);
       if (isRequiredFeature(feature) && value.toLowerCase() !== "supported") {
-        throw requirementError(tableName, key, "supported", value);
+        throw requirementError(verb, tableName, key, "supported", value);
       }
       if (value.toLowerCase() !== "supported" && value.toLowerCase() !== "enabled") {
         throw badRequest(
@@ -186,10 +197,16 @@ function isRequiredFeature(feature: string): boolean {
   return (REQUIRED_FEATURES as readonly string[]).includes(feature);
 }
 
-function requirementError(tableName: string, key: string, required: string, supplied: string) {
+function requirementError(
+  verb: string,
+  tableName: string,
+  key: string,
+  required: string,
+  supplied: string,
+) {
   return badRequest(
     "INVALID_PARAMETER_VALUE",
-    `Cannot create table ${tableName}: catalog requires table property '${key}'='${required}' but the caller supplied '${key}'='${supplied}'. Remove the conflicting TBLPROPERTIES entry and retry.`,
+    `Cannot ${verb} table ${tableName}: catalog requires table property '${key}'='${required}' but the caller supplied '${key}'='${supplied}'. Remove the conflicting TBLPROPERTIES entry and retry.`,
   );
 }
 

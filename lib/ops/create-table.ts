@@ -129,7 +129,8 @@ export async function createTable(
         metadata,
         data: req.data,
         version: 0,
-        rowIdHighWaterMark: -1,
+        // Row ids only where the table tracks rows; otherwise files carry no baseRowId.
+        rowIdHighWaterMark: profile.rowTracking ? -1 : undefined,
       });
       actions.push(...written.actions);
       Object.assign(metrics, written.metrics);

@@ -19,7 +19,12 @@
 import type * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
 import type { Action, AddFile, RemoveFile } from "../delta/actions.ts";
-import { unionRowIndexes, writeDeletionVectorFile } from "../delta/deletion-vectors.ts";
+import {
+  deletedRowMask,
+  loadDeletionVector,
+  unionRowIndexes,
+  writeDeletionVectorFile,
+} from "../delta/deletion-vectors.ts";
 import type { Snapshot } from "../delta/snapshot.ts";
 import { readFileRows } from "./read-files.ts";
 
@@ -44,8 +49,12 @@ export interface MatchOptions {
    * undefined = read the file. Used when the condition reads partition columns only.
    */
   byPartition?: (file: AddFile) => boolean | undefined;
-  /** Rows of a file's table (all its physical rows) that match: 1 = match. */
-  match: (table: arrow.Table, file: AddFile) => Uint8Array;
+  /**
+   * Rows of a file's table (all its physical rows) that match: 1 = match. `deleted` flags the
+   * rows an earlier deletion vector already removed, for callers that must skip them (a MERGE
+   * join); matches on them are dropped either way.
+   */
+  match: (table: arrow.Table, file: AddFile, deleted?: Uint8Array) => Uint8Array;
   /** Logical columns the match (and the caller, e.g. UPDATE's rewrite) needs; default all. */
   columns?: string[];
   /** Files read at once. */
@@ -78,18 +87,22 @@ async function matchFile(
   if (decided === false) return undefined;
   if (decided === true) {
     const physicalRows = numRecordsOf(file);
-    if (physicalRows !== undefined && !file.deletionVector) {
-      return {
-        file,
-        rows: Float64Array.from({ length: physicalRows }, (_, i) => i),
-        physicalRows,
-        alreadyDeleted: new Float64Array(0),
-      };
+    if (physicalRows !== undefined) {
+      // The whole file goes: its deletion vector (if any) says which rows are still live, so
+      // the data file itself is never read.
+      const alreadyDeleted = file.deletionVector
+        ? await loadDeletionVector(ctx.store, snapshot.tableRoot, file.deletionVector)
+        : new Float64Array(0);
+      const gone = deletedRowMask(alreadyDeleted, physicalRows);
+      const rows: number[] = [];
+      for (let r = 0; r < physicalRows; r++) if (!gone[r]) rows.push(r);
+      return { file, rows: Float64Array.from(rows), physicalRows, alreadyDeleted };
     }
   }
   const { table, deleted } = await readFileRows(ctx.store, snapshot, file, opts.columns);
   const physicalRows = table.numRows;
-  const mask = decided === true ? new Uint8Array(physicalRows).fill(1) : opts.match(table, file);
+  const mask =
+    decided === true ? new Uint8Array(physicalRows).fill(1) : opts.match(table, file, deleted);
   const rows: number[] = [];
   const already: number[] = [];
   for (let r = 0; r < physicalRows; r++) {

@@ -16,6 +16,8 @@ import type { Statement } from "../expr/ast.ts";
 import { appendRows } from "../ops/append.ts";
 import { displayName, openTable } from "../ops/open-table.ts";
 import { EMPTY, executeCreateTable, executeDdl, type SqlResult } from "./execute-ddl.ts";
+import { executeDelete, executeMerge, executeUpdate } from "./execute-dml.ts";
+import { executeCreateOrReplace, executeInsertReplace, executeRestore } from "./execute-replace.ts";
 import { parseStatement } from "./parser.ts";
 import { columnValues, type Relation, runQuery } from "./query.ts";
 import type { SqlSession } from "./session.ts";
@@ -55,7 +57,7 @@ export async function executeStatement(
       return executeDdl(ctx, st, session);
     case "createTable":
       if (st.mode !== "create" || st.asQuery !== undefined) {
-        throw notYet(st.asQuery ? "CREATE TABLE … AS SELECT" : "CREATE OR REPLACE / REPLACE TABLE");
+        return executeCreateOrReplace(ctx, st, session);
       }
       return executeCreateTable(ctx, st, session);
     case "query":
@@ -65,13 +67,13 @@ export async function executeStatement(
     case "set":
       return executeSet(st);
     case "update":
-      throw notYet("UPDATE");
+      return executeUpdate(ctx, st, session);
     case "delete":
-      throw notYet("DELETE");
+      return executeDelete(ctx, st, session);
     case "merge":
-      throw notYet("MERGE");
+      return executeMerge(ctx, st, session);
     case "restore":
-      throw notYet("RESTORE");
+      return executeRestore(ctx, st, session);
     case "optimize":
       throw notYet("OPTIMIZE");
     case "vacuum":
@@ -97,13 +99,7 @@ async function executeInsert(
   session: SqlSession,
 ): Promise<SqlResult> {
   if (st.overwrite || st.replaceWhere || st.replaceUsing || st.replaceOn || st.partitionSpec) {
-    throw notYet(
-      st.overwrite
-        ? "INSERT OVERWRITE"
-        : st.partitionSpec
-          ? "INSERT … PARTITION"
-          : "INSERT … REPLACE",
-    );
+    return executeInsertReplace(ctx, st, session);
   }
   const t = await openTable(ctx, st.table, { defaults: session.defaults });
   const tableName = displayName(t.name);

@@ -1,0 +1,323 @@
+/**
+ * The source of a MERGE given through the JSON route: rows in the request (JSON objects or
+ * arrays, or an Arrow IPC stream in base64), a catalog table at a version or timestamp, or
+ * objects already in the bucket (Parquet, CSV, newline-delimited JSON) under `ingest/`.
+ *
+ * 1. Typed sources (Arrow, Parquet, tables) keep their own column types.
+ * 2. Untyped ones (JSON rows, CSV, NDJSON) take the types the request declares in `columns`;
+ *    without them a column named like a target column takes the target column's type (the
+ *    DataFrame a caller merges usually has the target's schema), and any other column is typed
+ *    from its values: BIGINT for integers, DOUBLE for other numbers, BOOLEAN, else STRING.
+ * 3. Object keys are relative to the storage root and must lie under `ingest/`, the one prefix
+ *    the merge function may read besides the tables (a table's own files are read only through
+ *    the table).
+ */
+import * as arrow from "apache-arrow";
+import type { SiltContext } from "../context.ts";
+import { rowsToArrow } from "../data/json-rows.ts";
+import { readParquet } from "../data/parquet.ts";
+import {
+  type DataType,
+  fromArrowSchema,
+  parseSparkTypeName,
+  type StructField,
+  type StructType,
+} from "../delta/schema.ts";
+import { badRequest } from "../errors.ts";
+import { toTableRows } from "../ops/input-rows.ts";
+import type { MergeSource } from "../ops/merge-plan.ts";
+import { runQuery } from "../sql/query.ts";
+import type { SqlSession } from "../sql/session.ts";
+import { ObjectNotFoundError } from "../storage/object-store.ts";
+
+/** Where callers stage source objects for a merge. */
+export const INGEST_PREFIX = "ingest/";
+
+export interface SourceColumn {
+  name: string;
+  /** Spark SQL type name, e.g. "INT", "DATE", "DECIMAL(10,2)". */
+  type: string;
+  nullable?: boolean;
+}
+
+export type SourceSpec =
+  | { rows: unknown[]; columns?: SourceColumn[] }
+  | { arrow: string }
+  | { table: string; version?: number; timestamp?: string }
+  | { parquet: string }
+  | { csv: string; columns?: SourceColumn[]; header?: boolean; delimiter?: string }
+  | { json: string; columns?: SourceColumn[] };
+
+export async function loadMergeSource(
+  ctx: SiltContext,
+  spec: SourceSpec,
+  opts: { alias: string; target: StructType; session: SqlSession },
+): Promise<MergeSource> {
+  const qualifier = [opts.alias];
+  if ("table" in spec) {
+    const relation = await runQuery(
+      ctx,
+      {
+        kind: "select",
+        distinct: false,
+        items: [{ expr: { kind: "star", pos: POS } }],
+        from: {
+          kind: "table",
+          name: spec.table.split("."),
+          timeTravel:
+            spec.version !== undefined
+              ? { version: spec.version }
+              : spec.timestamp !== undefined
+                ? {
+                    timestamp: { kind: "literal", value: spec.timestamp, type: "string", pos: POS },
+                  }
+                : undefined,
+          pos: POS,
+        },
+        groupBy: [],
+        orderBy: [],
+        pos: POS,
+      },
+      opts.session,
+    );
+    return { fields: relation.fields, table: relation.table, qualifier };
+  }
+  if ("arrow" in spec) {
+    let table: arrow.Table;
+    try {
+      table = arrow.tableFromIPC(Buffer.from(spec.arrow, "base64"));
+    } catch (err) {
+      throw badRequest(
+        "MALFORMED_REQUEST",
+        `Field 'source.arrow' is not a base64 Arrow IPC stream: ${(err as Error).message}`,
+      );
+    }
+    return typed(table, qualifier);
+  }
+  if ("parquet" in spec) {
+    return typed(await readParquet(await ingestObject(ctx, spec.parquet)), qualifier);
+  }
+  if ("rows" in spec) {
+    if (!Array.isArray(spec.rows)) {
+      throw badRequest("INVALID_REQUEST", "Field 'source.rows' must be an array of rows.");
+    }
+    return untyped(spec.rows, spec.columns, opts.target, qualifier);
+  }
+  if ("json" in spec) {
+    const text = new TextDecoder().decode(await ingestObject(ctx, spec.json));
+    const rows = text
+      .split("\n")
+      .map((line, i) => ({ line: line.trim(), i }))
+      .filter((l) => l.line !== "")
+      .map(({ line, i }) => {
+        try {
+          return JSON.parse(line) as unknown;
+        } catch (err) {
+          throw badRequest(
+            "MALFORMED_RECORD_IN_PARSING",
+            `Malformed records are detected in record parsing: line ${i + 1} of ${spec.json} is not JSON (${(err as Error).message}).`,
+            "22023",
+          );
+        }
+      });
+    return untyped(rows, spec.columns, opts.target, qualifier);
+  }
+  if ("csv" in spec) {
+    const text = new TextDecoder().decode(await ingestObject(ctx, spec.csv));
+    const records = parseCsv(text, spec.delimiter ?? ",");
+    const header = spec.header ?? true;
+    const names = header
+      ? (records.shift() ?? [])
+      : (spec.columns?.map((c) => c.name) ?? records[0]?.map((_, i) => `_c${i}`) ?? []);
+    const fields = declaredFields(names, spec.columns, opts.target, () => "string");
+    const rows = records.map((r) =>
+      Object.fromEntries(fields.map((f, i) => [f.name, csvValue(r[i], f.type)])),
+    );
+    return {
+      fields: fields.map(plain),
+      table: rowsToArrow(rows, { type: "struct", fields }),
+      qualifier,
+    };
+  }
+  throw badRequest(
+    "INVALID_REQUEST",
+    "Field 'source' must have one of: rows, arrow, table, parquet, csv, json.",
+  );
+}
+
+const POS = { line: 0, column: 0 };
+
+const plain = (f: StructField) => ({ name: f.name, type: f.type, nullable: f.nullable });
+
+function typed(table: arrow.Table, qualifier: string[]): MergeSource {
+  const schema = fromArrowSchema(table.schema);
+  const conformed = toTableRows({ arrow: table }, schema, "source");
+  return { fields: schema.fields.map(plain), table: conformed, qualifier };
+}
+
+function untyped(
+  rows: unknown[],
+  columns: SourceColumn[] | undefined,
+  target: StructType,
+  qualifier: string[],
+): MergeSource {
+  let names: string[];
+  if (columns !== undefined) {
+    names = columns.map((c) => c.name);
+  } else {
+    const seen = new Map<string, string>();
+    rows.forEach((row, i) => {
+      if (row === null || typeof row !== "object" || Array.isArray(row)) {
+        throw badRequest(
+          "INVALID_REQUEST",
+          `Source row ${i} is not an object; rows given as arrays need 'source.columns'.`,
+        );
+      }
+      for (const k of Object.keys(row))
+        if (!seen.has(k.toLowerCase())) seen.set(k.toLowerCase(), k);
+    });
+    names = [...seen.values()];
+  }
+  const fields = declaredFields(names, columns, target, (name) => inferType(rows, name));
+  return {
+    fields: fields.map(plain),
+    table: rowsToArrow(rows, { type: "struct", fields }, { tableName: "source" }),
+    qualifier,
+  };
+}
+
+function declaredFields(
+  names: string[],
+  columns: SourceColumn[] | undefined,
+  target: StructType,
+  infer: (name: string) => DataType,
+): StructField[] {
+  return names.map((name) => {
+    const declared = columns?.find((c) => c.name === name);
+    const targetField = target.fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
+    const type = declared
+      ? parseSparkTypeName(declared.type)
+      : targetField
+        ? targetField.type
+        : infer(name);
+    return { name, type, nullable: declared?.nullable ?? true, metadata: {} };
+  });
+}
+
+function inferType(rows: unknown[], name: string): DataType {
+  let type: DataType | undefined;
+  const lower = name.toLowerCase();
+  for (const row of rows) {
+    const entry = Object.entries(row as Record<string, unknown>).find(
+      ([k]) => k.toLowerCase() === lower,
+    );
+    const v = entry?.[1];
+    if (v === null || v === undefined) continue;
+    let t: DataType;
+    if (typeof v === "boolean") t = "boolean";
+    else if (typeof v === "number") t = Number.isInteger(v) ? "long" : "double";
+    else if (typeof v === "string") t = "string";
+    else {
+      throw badRequest(
+        "INVALID_REQUEST",
+        `Source column '${name}' holds nested values; declare its type in 'source.columns'.`,
+      );
+    }
+    if (type === undefined || type === t) type = t;
+    else if ((type === "long" && t === "double") || (type === "double" && t === "long"))
+      type = "double";
+    else type = "string";
+  }
+  return type ?? "string";
+}
+
+/** The bytes of an object staged under ingest/. */
+async function ingestObject(ctx: SiltContext, key: string): Promise<Uint8Array> {
+  if (
+    typeof key !== "string" ||
+    !key.startsWith(INGEST_PREFIX) ||
+    key.split("/").some((part) => part === ".." || part === ".")
+  ) {
+    throw badRequest(
+      "INVALID_REQUEST",
+      `Source object keys must lie under '${INGEST_PREFIX}' in the bucket (got ${JSON.stringify(key)}).`,
+    );
+  }
+  try {
+    return await ctx.store.get(key);
+  } catch (err) {
+    if (err instanceof ObjectNotFoundError) {
+      throw badRequest("PATH_NOT_FOUND", `Path does not exist: ${key}.`, "42K03");
+    }
+    throw err;
+  }
+}
+
+/** RFC 4180 records: quoted fields may hold delimiters, quotes ("") and newlines. */
+function parseCsv(text: string, delimiter: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = "";
+  let quoted = false;
+  let i = 0;
+  const endField = () => {
+    record.push(field);
+    field = "";
+  };
+  while (i < text.length) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        field += '"';
+        i += 2;
+        continue;
+      }
+      if (ch === '"') quoted = false;
+      else field += ch;
+      i++;
+      continue;
+    }
+    if (ch === '"' && field === "") quoted = true;
+    else if (ch === delimiter) endField();
+    else if (ch === "\n" || ch === "\r") {
+      if (ch === "\r" && text[i + 1] === "\n") i++;
+      endField();
+      records.push(record);
+      record = [];
+    } else field += ch;
+    i++;
+  }
+  if (field !== "" || record.length > 0) {
+    endField();
+    records.push(record);
+  }
+  return records.filter((r) => !(r.length === 1 && r[0] === ""));
+}
+
+/** A CSV field as the JSON value the column's type accepts; an empty field is NULL. */
+function csvValue(text: string | undefined, type: DataType): unknown {
+  if (text === undefined || text === "") return null;
+  switch (type) {
+    case "byte":
+    case "short":
+    case "integer":
+    case "long":
+    case "float":
+    case "double": {
+      const n = Number(text);
+      if (Number.isNaN(n) && text.trim().toLowerCase() !== "nan") return text;
+      if (type === "long" && !Number.isSafeInteger(n) && /^-?\d+$/.test(text.trim())) {
+        return BigInt(text.trim());
+      }
+      return n;
+    }
+    case "boolean":
+      return text.trim().toLowerCase() === "true"
+        ? true
+        : text.trim().toLowerCase() === "false"
+          ? false
+          : text;
+    default:
+      return text;
+  }
+}
