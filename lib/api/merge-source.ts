@@ -13,6 +13,7 @@
  *    the table).
  */
 import * as arrow from "apache-arrow";
+import { splitNameParts } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import { rowsToArrow } from "../data/json-rows.ts";
 import { readParquet } from "../data/parquet.ts";
@@ -29,6 +30,14 @@ import type { MergeSource } from "../ops/merge-plan.ts";
 import { runQuery } from "../sql/query.ts";
 import type { SqlSession } from "../sql/session.ts";
 import { ObjectNotFoundError } from "../storage/object-store.ts";
+import {
+  asObject,
+  type Json,
+  optionalBoolean,
+  optionalInteger,
+  optionalString,
+  requiredString,
+} from "./request.ts";
 
 /** Where callers stage source objects for a merge. */
 export const INGEST_PREFIX = "ingest/";
@@ -54,7 +63,10 @@ export async function loadMergeSource(
   opts: { alias: string; target: StructType; session: SqlSession },
 ): Promise<MergeSource> {
   const qualifier = [opts.alias];
+  const body = spec as unknown as Json;
   if ("table" in spec) {
+    const version = optionalInteger(body, "version");
+    const timestamp = optionalString(body, "timestamp");
     const relation = await runQuery(
       ctx,
       {
@@ -63,14 +75,12 @@ export async function loadMergeSource(
         items: [{ expr: { kind: "star", pos: POS } }],
         from: {
           kind: "table",
-          name: spec.table.split("."),
+          name: splitNameParts(requiredString(body, "table")),
           timeTravel:
-            spec.version !== undefined
-              ? { version: spec.version }
-              : spec.timestamp !== undefined
-                ? {
-                    timestamp: { kind: "literal", value: spec.timestamp, type: "string", pos: POS },
-                  }
+            version !== undefined
+              ? { version }
+              : timestamp !== undefined
+                ? { timestamp: { kind: "literal", value: timestamp, type: "string", pos: POS } }
                 : undefined,
           pos: POS,
         },
@@ -95,13 +105,16 @@ export async function loadMergeSource(
     return typed(table, qualifier);
   }
   if ("parquet" in spec) {
-    return typed(await readParquet(await ingestObject(ctx, spec.parquet)), qualifier);
+    return typed(
+      await readParquet(await ingestObject(ctx, requiredString(body, "parquet"))),
+      qualifier,
+    );
   }
   if ("rows" in spec) {
     if (!Array.isArray(spec.rows)) {
       throw badRequest("INVALID_REQUEST", "Field 'source.rows' must be an array of rows.");
     }
-    return untyped(spec.rows, spec.columns, opts.target, qualifier);
+    return untyped(spec.rows, sourceColumns(body), opts.target, qualifier);
   }
   if ("json" in spec) {
     const text = new TextDecoder().decode(await ingestObject(ctx, spec.json));
@@ -120,16 +133,21 @@ export async function loadMergeSource(
           );
         }
       });
-    return untyped(rows, spec.columns, opts.target, qualifier);
+    return untyped(rows, sourceColumns(body), opts.target, qualifier);
   }
   if ("csv" in spec) {
+    const columns = sourceColumns(body);
     const text = new TextDecoder().decode(await ingestObject(ctx, spec.csv));
-    const records = parseCsv(text, spec.delimiter ?? ",");
-    const header = spec.header ?? true;
+    const delimiter = optionalString(body, "delimiter") ?? ",";
+    if (delimiter.length !== 1) {
+      throw badRequest("INVALID_REQUEST", "Field 'source.delimiter' must be one character.");
+    }
+    const records = parseCsv(text, delimiter);
+    const header = optionalBoolean(body, "header") ?? true;
     const names = header
       ? (records.shift() ?? [])
-      : (spec.columns?.map((c) => c.name) ?? records[0]?.map((_, i) => `_c${i}`) ?? []);
-    const fields = declaredFields(names, spec.columns, opts.target, () => "string");
+      : (columns?.map((c) => c.name) ?? records[0]?.map((_, i) => `_c${i}`) ?? []);
+    const fields = declaredFields(names, columns, opts.target, () => "string");
     const rows = records.map((r) =>
       Object.fromEntries(fields.map((f, i) => [f.name, csvValue(r[i], f.type)])),
     );
@@ -146,6 +164,26 @@ export async function loadMergeSource(
 }
 
 const POS = { line: 0, column: 0 };
+
+/** `columns`: [{name, type, nullable?}], type a Spark SQL type name. */
+function sourceColumns(body: Json): SourceColumn[] | undefined {
+  const v = body.columns;
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) {
+    throw badRequest(
+      "INVALID_REQUEST",
+      `Field 'source.columns' must be an array like [{"name": "id", "type": "INT"}].`,
+    );
+  }
+  return v.map((raw, i) => {
+    const c = asObject(raw, `source column ${i + 1}`);
+    return {
+      name: requiredString(c, "name"),
+      type: requiredString(c, "type"),
+      nullable: optionalBoolean(c, "nullable"),
+    };
+  });
+}
 
 const plain = (f: StructField) => ({ name: f.name, type: f.type, nullable: f.nullable });
 

@@ -170,7 +170,11 @@ function notMatchedClause(clause: Json): MergeClause {
   const condition = optionalExpression(clause, "condition");
   const action = actionOf(clause, ["insert", "insertAll"], "whenNotMatched");
   if (action === "insertAll") {
-    return { kind: "notMatched", ...(condition ? { condition } : {}), action: { kind: "insertStar" } };
+    return {
+      kind: "notMatched",
+      ...(condition ? { condition } : {}),
+      action: { kind: "insertStar" },
+    };
   }
   const values = assignments(clause.insert, "insert");
   return {

@@ -3,15 +3,15 @@
  *
  * 1. Refuse a version whose `<v20>.json` is not published: on catalogManaged tables a checkpoint
  *    may only cover published versions, and the existence of `v.json` is the proof.
- * 2. Non-file actions go inline in the top-level file: one checkpointMetadata, protocol,
- *    metaData, txn per appId, live domainMetadata.
- * 3. File actions stream in: live adds unchanged (stats string, deletion vector, row tracking),
+ * 2. File actions stream in: live adds unchanged (stats string, deletion vector, row tracking),
  *    and remove tombstones newer than now − `delta.deletedFileRetentionDuration`, stripped of stats
  *    and tags as Spark strips them. Up to `sidecarThreshold` of them are buffered; if the stream
  *    ends there they go inline. Past it the checkpoint switches to sidecars: the buffer and every
  *    further `actionsPerSidecar` actions become one Parquet file under `_delta_log/_sidecars/`,
  *    built, written and dropped before the next is started, so only one chunk is ever encoded at
  *    a time. All file actions are inline or all in sidecars, never a mix.
+ * 3. Non-file actions go inline in the top-level file: one checkpointMetadata (with the sidecar
+ *    tags Spark writes), protocol, metaData, txn per appId, live domainMetadata.
  * 4. Put-if-absent the top-level `<v20>.checkpoint.<uuid>.parquet` after its sidecars, so a
  *    visible checkpoint never names a missing sidecar; a crash before it leaves only orphan
  *    sidecars, which log cleanup removes once they are a day old.
@@ -22,7 +22,9 @@
  *
  * The state comes either from a Snapshot (whose files the caller already holds) or streamed from
  * the previous checkpoint plus the commits after it (`checkpointStateFromLog`), which reads the
- * previous checkpoint's sidecars one at a time so the whole file list is never in memory.
+ * previous checkpoint's sidecars one row group at a time so the whole file list is never in
+ * memory: a checkpoint then costs O(actionsPerSidecar + file actions since the last checkpoint)
+ * live objects, whatever the table's size.
  */
 import { randomUUID } from "node:crypto";
 import * as arrow from "apache-arrow";
@@ -176,7 +178,7 @@ export async function writeCheckpointState(
   const tombstoneCutoff = now - deletedFileRetentionMs(state.metadata.configuration);
   const uuid = randomUUID();
 
-  // Step 3.
+  // Step 2.
   let buffer: FileAction[] = [];
   let sidecarMode = false;
   const sidecars: Sidecar[] = [];
@@ -224,7 +226,7 @@ export async function writeCheckpointState(
   }
   const inline = !sidecarMode;
 
-  // Step 2.
+  // Step 3.
   const tags: Record<string, string> = { numOfAddFiles: String(numOfAddFiles) };
   if (!inline) {
     tags.sidecarNumActions = String(sidecarActions);
@@ -312,12 +314,12 @@ export async function writeCheckpointState(
 // Streaming state from the previous checkpoint
 
 /**
- * The state at `version` as the newest checkpoint at or below it plus the commits after it, without loading
- * the file list: non-file actions and the later commits' file actions are read up front (the
- * commits since one checkpoint are few), the previous checkpoint's sidecars are read one at a
- * time while the new checkpoint is written, and any file a later commit touched is skipped there
- * and taken from the commits instead. Undefined when no readable checkpoint at or below `version`
- * connects to it through published commits; callers then load a snapshot.
+ * The state at `version` as the newest checkpoint at or below it plus the commits after it,
+ * without loading the file list: non-file actions and the later commits' file actions are read
+ * up front (the commits since one checkpoint are few), the checkpoint's sidecars are read one row
+ * group at a time while the new checkpoint is written, and any file a later commit touched is
+ * skipped there and taken from the commits instead. Undefined when no readable checkpoint at or
+ * below `version` connects to it through published commits; callers then load a snapshot.
  */
 export async function checkpointStateFromLog(
   store: ObjectStore,
@@ -446,7 +448,10 @@ function overlay(
  * row group of nested columns at once, so this keeps the transient memory to one group's worth.
  */
 async function* fileActionsByRowGroup(bytes: Uint8Array): AsyncGenerator<FileAction[]> {
-  const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  const file = bytes.buffer.slice(
+    bytes.byteOffset,
+    bytes.byteOffset + bytes.byteLength,
+  ) as ArrayBuffer;
   const metadata = parquetMetadata(file);
   const present = new Set(parquetSchema(metadata).children.map((c) => c.element.name));
   const columns = ["add", "remove"].filter((c) => present.has(c));

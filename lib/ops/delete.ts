@@ -33,7 +33,13 @@ import {
   stringMetrics,
 } from "./dml-common.ts";
 import type { TableRef } from "./open-table.ts";
-import { deleteActions, findMatches, numRecordsOf, removeOf } from "./row-deletes.ts";
+import {
+  deleteActions,
+  type FileMatch,
+  findMatches,
+  numRecordsOf,
+  removeOf,
+} from "./row-deletes.ts";
 
 export interface DeleteRequest {
   /** The WHERE condition; absent deletes every row. */
@@ -44,6 +50,9 @@ export interface DeleteRequest {
   /** The statement's instant (epoch ms) for current_date()/current_timestamp(). */
   now?: number;
 }
+
+/** Files read at once. */
+const FILES_AT_ONCE = 4;
 
 export interface DeleteResult {
   /** The version committed, or the table's version when nothing matched. */
@@ -165,12 +174,19 @@ async function deleteMatching(
     "DELETE condition",
   );
   const scanStart = performance.now();
-  const matches = await findMatches(ctx, t.snapshot, {
-    candidates,
-    byPartition,
-    columns: fields.map((f) => f.name),
-    match: (table) => evaluatePredicate(projected, table, { now }),
-  });
+  const matches: FileMatch[] = [];
+  // A few files at a time, keeping only the matched row indexes of each, so a delete that
+  // touches every file of a large table never holds more than a few files' columns.
+  for (let i = 0; i < candidates.length; i += FILES_AT_ONCE) {
+    const found = await findMatches(ctx, t.snapshot, {
+      candidates: candidates.slice(i, i + FILES_AT_ONCE),
+      byPartition,
+      columns: fields.map((f) => f.name),
+      match: (table) => evaluatePredicate(projected, table, { now }),
+      concurrency: FILES_AT_ONCE,
+    });
+    for (const m of found) matches.push({ ...m, table: undefined });
+  }
   const scanTimeMs = elapsed(scanStart);
   if (matches.length === 0) return nothingDeleted(target);
 

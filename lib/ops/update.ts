@@ -21,6 +21,7 @@ import type * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
 import { concatTables } from "../data/kernels.ts";
 import type { Action } from "../delta/actions.ts";
+import type { StructField } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import {
   analyze,
@@ -35,6 +36,7 @@ import type { Expr, Assignment as SqlAssignment } from "../expr/ast.ts";
 import { evaluatePredicate, evaluateScalar } from "../expr/evaluate.ts";
 import {
   type Assignment,
+  type ColumnPlan,
   checkNotNull,
   evaluatePlan,
   planColumns,
@@ -74,8 +76,11 @@ export interface UpdateResult {
   operationMetrics: Record<string, string>;
 }
 
-/** Files read at once; each is held in memory only while its matches are computed. */
-const FILES_AT_ONCE = 4;
+/**
+ * Files read at once (every column of each); each is held in memory only while its matches are
+ * computed.
+ */
+const FILES_AT_ONCE = 2;
 
 export async function updateRows(
   ctx: SiltContext,
@@ -231,8 +236,8 @@ export function resolveAssignment(a: SqlAssignment, scope: Scope): Assignment {
 /** The matched rows of one file, with their new values. */
 function newRows(
   m: FileMatch,
-  fields: Parameters<typeof tableOf>[0],
-  plans: ReturnType<typeof planColumns>,
+  fields: readonly StructField[],
+  plans: ColumnPlan[],
   evalCtx: { now: bigint },
 ): arrow.Table {
   const source = m.table as arrow.Table;
