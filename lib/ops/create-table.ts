@@ -71,12 +71,8 @@ export async function createTable(
 ): Promise<CreateTableResult> {
   const qn = resolveName(req.name, req.defaults);
   const tableName = displayName(qn);
-  if (req.using !== undefined && req.using.toLowerCase() !== "delta") {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Unity Catalog does not support non-Delta managed table (format '${req.using}'). Add USING DELTA.`,
-    );
-  }
+  // The typed route has no session default format to fall back to, so an absent format is Delta.
+  if (req.using !== undefined) assertDeltaFormat(tableName, req.using);
   const schema = buildSchema(req.columns);
   const partitionColumns = resolvePartitionColumns(schema, req.partitionedBy ?? []);
   const properties = req.properties ?? {};
@@ -170,6 +166,16 @@ export async function createTable(
   } catch (err) {
     await ctx.catalog.abortCreateTable(entry).catch(() => false);
     throw err;
+  }
+}
+
+/** Managed tables are Delta tables (seed 000): Unity Catalog refuses any other format. */
+export function assertDeltaFormat(tableName: string, using: string | undefined): void {
+  if (using === undefined || using.toLowerCase() !== "delta") {
+    throw badRequest(
+      "INVALID_PARAMETER_VALUE",
+      `Unity Catalog does not support non-Delta managed table. Add USING DELTA to create ${tableName}.`,
+    );
   }
 }
 

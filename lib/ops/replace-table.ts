@@ -34,6 +34,7 @@ import { newTableProfile } from "../delta/table-profile.ts";
 import { badRequest, SiltError } from "../errors.ts";
 import { isolationLevelOf } from "./append.ts";
 import {
+  assertDeltaFormat,
   buildSchema,
   type ColumnSpec,
   createTable,
@@ -94,12 +95,7 @@ export async function createOrReplaceTable(
 ): Promise<ReplaceTableResult> {
   const qn = resolveName(req.name, req.defaults);
   const tableName = displayName(qn);
-  if (req.using !== undefined && req.using.toLowerCase() !== "delta") {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Unity Catalog does not support non-Delta managed table (format '${req.using}'). Add USING DELTA.`,
-    );
-  }
+  if (req.using !== undefined) assertDeltaFormat(tableName, req.using);
   const asSelect = req.source !== undefined;
   const operation = operationName(req.mode, asSelect);
   const existing = await ctx.catalog

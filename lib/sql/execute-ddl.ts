@@ -7,7 +7,7 @@ import type { SiltContext } from "../context.ts";
 import { sparkTypeName } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import type { Statement } from "../expr/ast.ts";
-import { createTable } from "../ops/create-table.ts";
+import { assertDeltaFormat, createTable } from "../ops/create-table.ts";
 import { describeDetail } from "../ops/detail.ts";
 import { dropTable } from "../ops/drop-table.ts";
 import { describeHistory } from "../ops/history.ts";
@@ -122,12 +122,7 @@ export async function executeCreateTable(
  * DELTA Spark falls back to its default format, which Unity Catalog refuses.
  */
 export function checkManagedDelta(name: string[], using: string | undefined, location?: string) {
-  if (using === undefined || using.toLowerCase() !== "delta") {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Unity Catalog does not support non-Delta managed table. Add USING DELTA to create ${name.join(".")}.`,
-    );
-  }
+  assertDeltaFormat(name.join("."), using);
   if (location !== undefined) {
     throw badRequest(
       "INVALID_PARAMETER_VALUE",

@@ -75,32 +75,21 @@ export function parseStatement(sql: string): Statement {
 }
 
 /** Parses one expression (a REPLACE WHERE predicate, a pruning filter, …) and nothing more. */
-export function parseExpression(sql: string): Expr {
-  return guard(() => {
-    const p = new Parser(sql);
-    const e = p.expression();
-    p.expectEnd();
-    return e;
-  });
-}
+export const parseExpression = (sql: string): Expr => parseWhole(sql, (p) => p.expression());
 
 /** Parses one query (SELECT, VALUES, set operations). */
-export function parseQuery(sql: string): Query {
-  return guard(() => {
-    const p = new Parser(sql);
-    const q = p.query();
-    p.expectEnd();
-    return q;
-  });
-}
+export const parseQuery = (sql: string): Query => parseWhole(sql, (p) => p.query());
 
 /** Parses a Spark SQL type name (`DECIMAL(10,2)`, `ARRAY<STRUCT<a: INT>>`). */
-export function parseDataType(sql: string): DataType {
+export const parseDataType = (sql: string): DataType => parseWhole(sql, (p) => p.dataType());
+
+/** `sql` as exactly one construct of the kind `parse` reads, with nothing after it. */
+function parseWhole<T>(sql: string, parse: (p: Parser) => T): T {
   return guard(() => {
     const p = new Parser(sql);
-    const t = p.dataType();
+    const result = parse(p);
     p.expectEnd();
-    return t;
+    return result;
   });
 }
 
