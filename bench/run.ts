@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CaseResult } from "./case.ts";
+import type { CaseResult } from "./common.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const CASE_SCRIPT = fileURLToPath(new URL("./case.ts", import.meta.url));

@@ -243,6 +243,27 @@ const FUNCTIONS: Record<Operation, FunctionSpec> = {
     commits: ["Query", "PutItem", "UpdateItem"],
     catalog: ["GetItem"],
   },
+  optimize: {
+    description: "OPTIMIZE [ZORDER BY]: bin-packs small files into target-size files",
+    // One bin (delta.targetFileSize, 128 MiB of Parquet by default) is held as Arrow data,
+    // several times its Parquet size, plus the Z-order keys.
+    memorySize: 3008,
+    routes: [[POST, "/api/v1/tables/{name}/optimize"]],
+    // Reads the files it compacts and writes the new ones; the old ones stay for VACUUM.
+    s3: { read: true, write: "table", delete: false },
+    commits: ["Query", "PutItem", "UpdateItem"],
+    catalog: ["GetItem"],
+  },
+  vacuum: {
+    description: "VACUUM: deletes files no version within the retention references",
+    memorySize: 1024,
+    routes: [[POST, "/api/v1/tables/{name}/vacuum"]],
+    // Lists the table (ListBucket), HEADs tombstoned files, deletes; writes only the VACUUM
+    // START / END commits into _delta_log/.
+    s3: { read: true, write: "log", delete: true },
+    commits: ["Query", "PutItem", "UpdateItem"],
+    catalog: ["GetItem"],
+  },
 };
 
 export class SiltStack extends Stack {

@@ -3,6 +3,7 @@
  * server) and passed in, never reached through globals, so ops run the same on S3 + DynamoDB and
  * on the embedded stand-ins.
  */
+import type { IdempotencyStore } from "./api/idempotency.ts";
 import type { Catalog } from "./catalog/catalog-store.ts";
 import type { CommitArbiter } from "./commit/arbiter.ts";
 import type { Logger } from "./logger.ts";
@@ -19,6 +20,8 @@ export interface SiltContext {
   logger: Logger;
   /** The caller, recorded as owner of what it creates. */
   principal: string;
+  /** Where Idempotency-Key records live; without it the header is ignored. */
+  idempotency?: IdempotencyStore;
 }
 
 /** `storageRootUri` joined with a key relative to the root, without a trailing slash. */

@@ -373,6 +373,8 @@ describe("functions", () => {
       update: 2048,
       delete: 2048,
       merge: 2048,
+      optimize: 3008,
+      vacuum: 1024,
     });
   });
 
@@ -538,6 +540,23 @@ describe("least-privilege IAM", () => {
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
       },
+      // OPTIMIZE reads the files it compacts and writes new ones; it deletes nothing.
+      optimize: {
+        "logs:optimize": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:GetObject", "s3:PutObject"],
+        "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
+        "table:catalog": ["dynamodb:GetItem"],
+      },
+      // VACUUM lists and deletes files; it writes only its START / END commits into the log.
+      vacuum: {
+        "logs:vacuum": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:DeleteObject", "s3:GetObject"],
+        "bucket/tables/*/_delta_log/*": ["s3:PutObject"],
+        "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
+        "table:catalog": ["dynamodb:GetItem"],
+      },
       // SQL reaches every operation: DDL, reads (with publishing), appends, drops.
       sql: {
         "logs:sql": logs,
@@ -625,6 +644,12 @@ describe("HTTP API", () => {
     expect(routes.get("POST /api/v1/tables/{name}/merge")).toBe("merge");
   });
 
+  it("sends OPTIMIZE and VACUUM to their own functions", () => {
+    const routes = apiRoutes();
+    expect(routes.get("POST /api/v1/tables/{name}/optimize")).toBe("optimize");
+    expect(routes.get("POST /api/v1/tables/{name}/vacuum")).toBe("vacuum");
+  });
+
   it("uses Lambda proxy integrations with payload format 2.0", () => {
     const integrations = ofType("AWS::ApiGatewayV2::Integration");
     expect(integrations.length).toBeGreaterThanOrEqual(OPERATIONS.length);
@@ -650,7 +675,7 @@ describe("HTTP API", () => {
 
   it("requires IAM authorization on every route by default", () => {
     const routes = ofType("AWS::ApiGatewayV2::Route");
-    expect(routes).toHaveLength(23);
+    expect(routes).toHaveLength(25);
     for (const [id, route] of routes) {
       expect(route.Properties.AuthorizationType, id).toBe("AWS_IAM");
     }
@@ -847,7 +872,7 @@ describe("stack options", () => {
       },
     });
     const routes = Object.values(t.findResources("AWS::ApiGatewayV2::Route"));
-    expect(routes).toHaveLength(23);
+    expect(routes).toHaveLength(25);
     for (const route of routes) {
       expect(route.Properties.AuthorizationType).toBe("JWT");
       expect(route.Properties.AuthorizerId).toEqual({ Ref: authorizerId });

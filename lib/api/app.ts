@@ -38,6 +38,7 @@ import {
   rowsInput,
   wantsArrow,
 } from "./http.ts";
+import { idempotencyMiddleware } from "./idempotency.ts";
 import {
   type Json,
   optionalBoolean,
@@ -48,6 +49,7 @@ import {
   requiredString,
 } from "./request.ts";
 import { registerDmlRoutes } from "./routes-dml.ts";
+import { registerMaintenanceRoutes } from "./routes-maintenance.ts";
 import { createOrReplaceRoute, isReplaceRequest, registerReplaceRoutes } from "./routes-replace.ts";
 
 /** Route groups, one per deployed function; the local server serves them all. */
@@ -67,6 +69,8 @@ export const OPERATIONS = [
   "update",
   "delete",
   "merge",
+  "optimize",
+  "vacuum",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -82,6 +86,9 @@ export function createApp(
     await next();
     c.header("x-request-id", c.get("requestId"));
   });
+  if (ctx.idempotency !== undefined) {
+    app.use(idempotencyMiddleware(ctx.idempotency, () => ctx.principal));
+  }
 
   app.onError((err, c) => {
     if (err instanceof SiltError) {
@@ -124,6 +131,7 @@ export function createApp(
   if (serves.has("sql")) registerSql(app, ctx);
   registerReplaceRoutes(app, ctx, serves);
   registerDmlRoutes(app, ctx, serves);
+  registerMaintenanceRoutes(app, ctx, serves);
   return app;
 }
 

@@ -266,5 +266,7 @@ export type Statement =
       mode?: "lite" | "full";
       pos: Pos;
     }
+  /** REORG TABLE t [WHERE partition-predicate] APPLY (PURGE). */
+  | { kind: "reorg"; table: Name; where?: Expr; pos: Pos }
   /** SET key = value / SET key (session conf is per request, so SET only echoes). */
   | { kind: "set"; key?: string; value?: string; pos: Pos };

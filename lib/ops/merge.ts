@@ -36,6 +36,7 @@ import { arrowValues } from "../data/json-rows.ts";
 import { combineChunks, concatTables, takeRows } from "../data/kernels.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import type { DataType, StructType } from "../delta/schema.ts";
+import type { Snapshot } from "../delta/snapshot.ts";
 import { badRequest } from "../errors.ts";
 import { andOf, literalOf, referencedColumns, type Typed } from "../expr/analyze.ts";
 import type { Expr, MergeClause } from "../expr/ast.ts";
@@ -73,6 +74,17 @@ export interface MergeRequest {
   defaults?: { catalog?: string; schema?: string };
   /** The statement's instant (epoch ms) for current_date()/current_timestamp(). */
   now?: number;
+  /**
+   * Actions committed with the merge, e.g. ingestion's `txn` records: they must land in the same
+   * commit as the rows so a repeat of the same input is recognised (they commit even when no row
+   * changed).
+   */
+  extraActions?: Action[];
+  /**
+   * Sees the snapshot the merge reads and commits on, before anything is read or written; throws
+   * to stop. Ingestion checks its `txn` records here, on the very version the commit builds on.
+   */
+  beforeWrite?: (snapshot: Snapshot) => void;
 }
 
 export interface MergeResult {
@@ -107,6 +119,7 @@ export async function mergeInto(
     alias: req.targetAlias,
   });
   const { t } = target;
+  req.beforeWrite?.(t.snapshot);
   const now = BigInt(req.now ?? ctx.clock()) * 1000n;
   const sourceStart = performance.now();
   const source = await req.source({ schema: t.schema });
@@ -207,7 +220,7 @@ export async function mergeInto(
         readPredicate: canMatch,
       };
   const commit = await commitDml(ctx, target, {
-    actions,
+    actions: [...actions, ...(req.extraActions ?? [])],
     operation: "MERGE",
     parameters: plan.parameters,
     metrics,

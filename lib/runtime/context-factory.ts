@@ -3,6 +3,7 @@
  * their DynamoDB tables, whether those live in AWS or in the embedded stand-in.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { ensureIdempotencyTable, IdempotencyStore } from "../api/idempotency.ts";
 import { Catalog, ensureCatalogTable } from "../catalog/catalog-store.ts";
 import { CommitArbiter, ensureCommitTable } from "../commit/arbiter.ts";
 import type { SiltContext } from "../context.ts";
@@ -15,6 +16,8 @@ export interface ContextParts {
   dynamo: DynamoDBClient;
   commitsTable: string;
   catalogTable: string;
+  /** DynamoDB table of Idempotency-Key records; without it the header is ignored. */
+  idempotencyTable?: string;
   logger?: Logger;
   principal?: string;
   clock?: () => number;
@@ -26,6 +29,9 @@ export async function buildContext(parts: ContextParts): Promise<SiltContext> {
   if (parts.ensureTables) {
     await ensureCommitTable(parts.dynamo, parts.commitsTable);
     await ensureCatalogTable(parts.dynamo, parts.catalogTable);
+    if (parts.idempotencyTable !== undefined) {
+      await ensureIdempotencyTable(parts.dynamo, parts.idempotencyTable);
+    }
   }
   const clock = parts.clock ?? Date.now;
   return {
@@ -36,5 +42,9 @@ export async function buildContext(parts: ContextParts): Promise<SiltContext> {
     clock,
     logger: parts.logger ?? jsonLogger(),
     principal: parts.principal ?? "silt",
+    idempotency:
+      parts.idempotencyTable === undefined
+        ? undefined
+        : new IdempotencyStore(parts.dynamo, parts.idempotencyTable, clock),
   };
 }

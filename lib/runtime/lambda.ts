@@ -26,6 +26,8 @@ export function contextFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<Si
       dynamo: createDynamoClient(),
       commitsTable: required(env, "SILT_COMMITS_TABLE"),
       catalogTable: required(env, "SILT_CATALOG_TABLE"),
+      // Optional so functions deployed without the table keep serving (the header is ignored).
+      idempotencyTable: env.SILT_IDEMPOTENCY_TABLE || undefined,
       logger: jsonLogger({ service: "silt", function: env.AWS_LAMBDA_FUNCTION_NAME }),
       principal: env.SILT_PRINCIPAL ?? "silt",
     });

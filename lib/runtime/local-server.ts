@@ -42,6 +42,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     dynamo: client,
     commitsTable: "silt_commits",
     catalogTable: "silt_catalog",
+    idempotencyTable: "silt_idempotency",
     logger: opts.logger,
     ensureTables: true,
   });

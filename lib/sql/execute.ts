@@ -17,6 +17,7 @@ import { appendRows } from "../ops/append.ts";
 import { displayName, openTable } from "../ops/open-table.ts";
 import { EMPTY, executeCreateTable, executeDdl, type SqlResult } from "./execute-ddl.ts";
 import { executeDelete, executeMerge, executeUpdate } from "./execute-dml.ts";
+import { executeOptimize, executeReorg, executeVacuum } from "./execute-maintenance.ts";
 import { executeCreateOrReplace, executeInsertReplace, executeRestore } from "./execute-replace.ts";
 import { parseStatement } from "./parser.ts";
 import { columnValues, type Relation, runQuery } from "./query.ts";
@@ -75,9 +76,11 @@ export async function executeStatement(
     case "restore":
       return executeRestore(ctx, st, session);
     case "optimize":
-      throw notYet("OPTIMIZE");
+      return executeOptimize(ctx, st, session);
     case "vacuum":
-      throw notYet("VACUUM");
+      return executeVacuum(ctx, st, session);
+    case "reorg":
+      return executeReorg(ctx, st, session);
   }
 }
 
@@ -173,12 +176,4 @@ function executeSet(st: Extract<Statement, { kind: "set" }>): SqlResult {
     ],
     rows: st.key === undefined ? [] : [[st.key, st.value ?? "<undefined>"]],
   };
-}
-
-function notYet(statement: string) {
-  return badRequest(
-    "UNSUPPORTED_FEATURE.SILT_STATEMENT",
-    `${statement} is not available in Silt yet. The typed routes and the statements in the README are.`,
-    "0A000",
-  );
 }

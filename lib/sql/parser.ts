@@ -512,6 +512,8 @@ class Parser {
         return this.optimize(pos);
       case "VACUUM":
         return this.vacuum(pos);
+      case "REORG":
+        return this.reorg(pos);
       default:
         throw this.fail(t);
     }
@@ -1030,6 +1032,18 @@ class Parser {
       }
     }
     return { kind: "optimize", table, ...opt("where", where), zorderBy, pos };
+  }
+
+  private reorg(pos: Pos): Statement {
+    this.p++;
+    this.expectKw("TABLE");
+    const table = this.multipartName();
+    const where = this.acceptKw("WHERE") ? this.expression() : undefined;
+    this.expectKw("APPLY");
+    this.expectOp("(");
+    this.expectKw("PURGE");
+    this.expectOp(")");
+    return { kind: "reorg", table, ...opt("where", where), pos };
   }
 
   private vacuum(pos: Pos): Statement {

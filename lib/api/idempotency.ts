@@ -1,0 +1,270 @@
+/**
+ * Idempotency-Key for POST and DELETE requests: a retried request gets the first request's
+ * response and commits nothing more.
+ *
+ * 1. Scope the caller's key by principal, method and path (two routes or two callers never share a
+ *    record) and fingerprint the request (method, path, query, body) with SHA-256.
+ * 2. Claim it: conditional PutItem of {key, status IN_PROGRESS, fingerprint, expiresAt} that
+ *    succeeds only when no record exists or the one there has expired (TTL deletes lazily, so an
+ *    expired record may still be readable).
+ * 3. Claim lost: read the record. A different fingerprint is a misuse of the key (422
+ *    IDEMPOTENCY_KEY_REUSED); IN_PROGRESS means a duplicate is running right now (409, retry
+ *    later); COMPLETED replays the stored status, content type and body, marked with the
+ *    `idempotent-replayed: true` header.
+ * 4. Claim won: run the request. A response below 500 is deterministic for the request, so it is
+ *    stored (status COMPLETED); a 5xx or a thrown error releases the claim (DeleteItem), since
+ *    what the request did is unknown to us but commits are themselves atomic and a retry must be
+ *    able to run.
+ * 5. Records expire 24 h after the claim through the table's TTL attribute `expiresAt` (epoch
+ *    seconds), like Stripe's keys: a retry after a day is a new request.
+ */
+import { createHash } from "node:crypto";
+import {
+  ConditionalCheckFailedException,
+  CreateTableCommand,
+  DeleteItemCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+  ResourceInUseException,
+  ResourceNotFoundException,
+  UpdateItemCommand,
+} from "@aws-sdk/client-dynamodb";
+import type { MiddlewareHandler } from "hono";
+import { badRequest, conflict, internal, SiltError } from "../errors.ts";
+import type { Env } from "./http.ts";
+
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+export const REPLAYED_HEADER = "idempotent-replayed";
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+/** The TTL attribute the CDK stack configures on the table. */
+export const TTL_ATTRIBUTE = "expiresAt";
+/** Stored bodies stay well inside DynamoDB's 400 KB item limit. */
+const MAX_STORED_BODY = 300_000;
+const MAX_KEY_LENGTH = 255;
+
+export type Claim =
+  | { kind: "claimed" }
+  | { kind: "inProgress" }
+  | { kind: "mismatch" }
+  | { kind: "completed"; status: number; contentType: string; body: string };
+
+export class IdempotencyStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  /** Steps 2-3. */
+  async claim(key: string, fingerprint: string): Promise<Claim> {
+    const now = Math.floor(this.clock() / 1000);
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            key: { S: key },
+            status: { S: "IN_PROGRESS" },
+            fingerprint: { S: fingerprint },
+            [TTL_ATTRIBUTE]: { N: String(now + IDEMPOTENCY_TTL_SECONDS) },
+          },
+          ConditionExpression: "attribute_not_exists(#k) OR #e < :now",
+          ExpressionAttributeNames: { "#k": "key", "#e": TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ":now": { N: String(now) } },
+        }),
+      );
+      return { kind: "claimed" };
+    } catch (err) {
+      if (!(err instanceof ConditionalCheckFailedException)) throw err;
+    }
+    const out = await this.client.send(
+      new GetItemCommand({
+        TableName: this.tableName,
+        Key: { key: { S: key } },
+        ConsistentRead: true,
+      }),
+    );
+    const item = out.Item;
+    // Released between our put and our read: the caller may simply retry.
+    if (item === undefined) return { kind: "inProgress" };
+    if (item.fingerprint?.S !== fingerprint) return { kind: "mismatch" };
+    if (item.status?.S !== "COMPLETED") return { kind: "inProgress" };
+    return {
+      kind: "completed",
+      status: Number(item.responseStatus?.N ?? "200"),
+      contentType: item.contentType?.S ?? "application/json",
+      body: item.body?.S ?? "",
+    };
+  }
+
+  /** Step 4, success. */
+  async complete(
+    key: string,
+    response: { status: number; contentType: string; body: string },
+  ): Promise<void> {
+    await this.client.send(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: { key: { S: key } },
+        UpdateExpression: "SET #s = :c, responseStatus = :st, contentType = :ct, body = :b",
+        ExpressionAttributeNames: { "#s": "status" },
+        ExpressionAttributeValues: {
+          ":c": { S: "COMPLETED" },
+          ":st": { N: String(response.status) },
+          ":ct": { S: response.contentType },
+          ":b": { S: response.body },
+        },
+      }),
+    );
+  }
+
+  /** Step 4, failure. */
+  async release(key: string): Promise<void> {
+    await this.client.send(
+      new DeleteItemCommand({ TableName: this.tableName, Key: { key: { S: key } } }),
+    );
+  }
+}
+
+/** Hono middleware applying the store to POST and DELETE requests that carry the header. */
+export function idempotencyMiddleware(
+  store: IdempotencyStore,
+  principal: () => string,
+): MiddlewareHandler<Env> {
+  return async (c, next) => {
+    const method = c.req.method;
+    const callerKey = c.req.header(IDEMPOTENCY_HEADER);
+    if ((method !== "POST" && method !== "DELETE") || callerKey === undefined) return next();
+    if (callerKey.trim() === "" || callerKey.length > MAX_KEY_LENGTH) {
+      throw badRequest(
+        "INVALID_IDEMPOTENCY_KEY",
+        `Header Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters (a UUID is typical).`,
+      );
+    }
+    // Step 1.
+    const url = new URL(c.req.url);
+    const body = new Uint8Array(await c.req.raw.clone().arrayBuffer());
+    const fingerprint = requestFingerprint(method, url.pathname, url.search, body);
+    const key = scopedKey(principal(), method, url.pathname, callerKey);
+
+    const claim = await store.claim(key, fingerprint);
+    switch (claim.kind) {
+      case "mismatch":
+        throw new SiltError(
+          "IDEMPOTENCY_KEY_REUSED",
+          `Idempotency-Key ${JSON.stringify(callerKey)} was already used for a different request ` +
+            "to this route; use a new key for a new request.",
+          422,
+        );
+      case "inProgress":
+        throw conflict(
+          "IDEMPOTENCY_REQUEST_IN_PROGRESS",
+          `A request with Idempotency-Key ${JSON.stringify(callerKey)} is in progress; retry ` +
+            "after it finishes to get its result.",
+        );
+      case "completed":
+        c.res = new Response(claim.body, {
+          status: claim.status,
+          headers: { "content-type": claim.contentType, [REPLAYED_HEADER]: "true" },
+        });
+        return;
+      case "claimed":
+        break;
+    }
+
+    // Step 4.
+    try {
+      await next();
+    } catch (err) {
+      await store.release(key);
+      throw err;
+    }
+    // Hono turns thrown errors into c.res through onError before we get here, so the status
+    // tells success from failure.
+    const res = c.res;
+    if (res.status >= 500) {
+      await store.release(key);
+      return;
+    }
+    let text = await res.clone().text();
+    let contentType = res.headers.get("content-type") ?? "application/octet-stream";
+    if (Buffer.byteLength(text) > MAX_STORED_BODY || !isTextual(contentType)) {
+      text = JSON.stringify({
+        replayed: true,
+        message:
+          "The first response to this Idempotency-Key was too large or binary to keep; the " +
+          "request was applied once. Read the table to see its effect.",
+      });
+      contentType = "application/json";
+    }
+    await store.complete(key, { status: res.status, contentType, body: text });
+  };
+}
+
+/** Step 1: the record's key. */
+export const scopedKey = (principal: string, method: string, pathname: string, key: string) =>
+  JSON.stringify([principal, method, pathname, key]);
+
+/** Step 1: what makes two requests "the same request". */
+export function requestFingerprint(
+  method: string,
+  pathname: string,
+  search: string,
+  body: Uint8Array,
+): string {
+  return createHash("sha256")
+    .update(`${method}\n${pathname}\n${search}\n`)
+    .update(body)
+    .digest("hex");
+}
+
+const isTextual = (contentType: string) =>
+  contentType.includes("json") || contentType.startsWith("text/");
+
+/** Creates the idempotency table when absent (local mode and tests; CDK creates it in AWS). */
+export async function ensureIdempotencyTable(
+  client: DynamoDBClient,
+  tableName: string,
+  options: { timeoutMs?: number } = {},
+): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
+  const status = async () => {
+    try {
+      const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      return out.Table?.TableStatus ?? "UNKNOWN";
+    } catch (err) {
+      if (err instanceof ResourceNotFoundException) return undefined;
+      throw err;
+    }
+  };
+  let current = await status();
+  if (current === undefined) {
+    try {
+      await client.send(
+        new CreateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: [{ AttributeName: "key", AttributeType: "S" }],
+          KeySchema: [{ AttributeName: "key", KeyType: "HASH" }],
+          BillingMode: "PAY_PER_REQUEST",
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof ResourceInUseException)) throw err;
+    }
+    current = await status();
+  }
+  let delayMs = 25;
+  while (current !== "ACTIVE") {
+    if (Date.now() > deadline) {
+      throw internal(
+        "SILT_IDEMPOTENCY_TABLE_NOT_ACTIVE",
+        `DynamoDB table ${tableName} did not become ACTIVE (status ${current ?? "missing"}).`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    delayMs = Math.min(delayMs * 2, 2_000);
+    current = await status();
+  }
+}
