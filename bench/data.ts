@@ -496,7 +496,8 @@ export class KeyedAccumulator {
       if ((d.type as arrow.Date_).unit !== arrow.DateUnit.DAY) throw new Error(`day is ${d.type}`);
       const values = d.values as Int32Array;
       this.#countDay += d.length - d.nullCount;
-      for (let i = 0; i < d.length; i++) if (values[i] === DAY_X && isValid(d, i)) this.#countDayX++;
+      for (let i = 0; i < d.length; i++)
+        if (values[i] === DAY_X && isValid(d, i)) this.#countDayX++;
     }
     for (const d of col("flag").data) {
       this.#countFlag += d.length - d.nullCount;

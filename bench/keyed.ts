@@ -46,8 +46,8 @@ import {
   expectKeyed,
   generateKeyed,
   KEYED_DAYS,
-  type KeyedChecks,
   KeyedAccumulator,
+  type KeyedChecks,
   keyedChecksOf,
   keyedChecksSql,
   keyedDay,
@@ -222,10 +222,14 @@ async function prepareKeyed(dir: string): Promise<CaseResult> {
       newDayRows: newDay.numRows,
     };
     writeFileSync(keyedFile(dir), JSON.stringify(prepared));
-    const ok = t.snapshot.version === FILES && t.snapshot.files.length === FILES;
+    const before = await checkBefore(
+      env,
+      `(SELECT ${logical(prepared.physical)} FROM ${files(prepared.dataFiles)})`,
+    );
+    const ok = before.ok && t.snapshot.version === FILES && t.snapshot.files.length === FILES;
     return {
       ...result("prepare-keyed", KEYED_ROWS, [], ok, []),
-      extra: { buildMs: build.buildMs, appendMs: build.appendMs, bytes: build.bytes },
+      extra: { buildMs: build.buildMs, appendMs: build.appendMs, bytes: build.bytes, before },
     };
   } finally {
     await env.close();
@@ -256,10 +260,12 @@ async function prepareKeyedDay(dir: string): Promise<CaseResult> {
       physical,
     };
     writeFileSync(dayFile(dir), JSON.stringify(prepared));
-    const ok = t.snapshot.version === KEYED_DAYS && t.snapshot.files.length === KEYED_DAYS;
+    const before = await checkBefore(env, `(${dayFilesRelation(physical, prepared.files)})`);
+    const ok =
+      before.ok && t.snapshot.version === KEYED_DAYS && t.snapshot.files.length === KEYED_DAYS;
     return {
       ...result("prepare-keyed-day", KEYED_ROWS, [], ok, []),
-      extra: { buildMs: build.buildMs, appendMs: build.appendMs, bytes: build.bytes },
+      extra: { buildMs: build.buildMs, appendMs: build.appendMs, bytes: build.bytes, before },
     };
   } finally {
     await env.close();
@@ -415,10 +421,7 @@ const CHANGES: Change[] = [
     duckAfter: (dir, out) => {
       const p = readDay(dir);
       const kept = p.files.filter((f) => f.day !== isoDay(DAY_X));
-      const mapping = kept.map((f) => `(${sqlString(f.path)}, DATE ${sqlString(f.day)})`);
-      return `(SELECT ${logical(p.physical, ["id", "customer", "amount"])}, m.day, ${sqlIdent(p.physical.flag)} AS flag
-                 FROM read_parquet([${kept.map((f) => sqlString(f.path)).join(", ")}], filename = true) f
-                 JOIN (VALUES ${mapping.join(", ")}) m(fname, day) ON f.filename = m.fname
+      return `(${dayFilesRelation(p.physical, kept)}
                UNION ALL
                SELECT id, customer, amount, ${DAY_X_SQL} AS day, flag FROM read_parquet(${sqlString(out)}))`;
     },
@@ -525,6 +528,37 @@ const readDay = (dir: string) => JSON.parse(readFileSync(dayFile(dir), "utf8")) 
 
 const isoDay = (days: number): string => new Date(days * DAY_MS).toISOString().slice(0, 10);
 
+/** The partitioned table's files with `day` taken from the log's partition values, by path. */
+function dayFilesRelation(physical: Record<string, string>, files: DayPrepared["files"]): string {
+  const mapping = files.map((f) => `(${sqlString(f.path)}, DATE ${sqlString(f.day)})`);
+  return `SELECT ${logical(physical, ["id", "customer", "amount"])}, m.day, ${sqlIdent(physical.flag)} AS flag
+            FROM read_parquet([${files.map((f) => sqlString(f.path)).join(", ")}], filename = true) f
+            JOIN (VALUES ${mapping.join(", ")}) m(fname, day) ON f.filename = m.fname`;
+}
+
+/**
+ * The prepared table before any change, as each engine reads it, against the oracle: the "before"
+ * of every change case.
+ */
+async function checkBefore(
+  env: BenchEnv,
+  duckRelation: string,
+): Promise<{
+  ok: boolean;
+  silt: KeyedChecks;
+  duck: KeyedChecks;
+}> {
+  const expected = expectKeyed(KEYED_ROWS, () => 0);
+  const silt = await siltKeyedChecks(env);
+  const duck = await openDuck();
+  try {
+    const d = await duckKeyedChecks(duck, duckRelation);
+    return { ok: sameKeyed(silt, expected) && sameKeyed(d, expected), silt, duck: d };
+  } finally {
+    closeDuck(duck);
+  }
+}
+
 const files = (paths: string[]) => `read_parquet([${paths.map(sqlString).join(", ")}])`;
 
 /** Physical columns selected under their logical names. */
@@ -623,9 +657,7 @@ async function siltChange(dir: string, c: Change): Promise<CaseResult> {
     };
     const notes = steady
       ? []
-      : [
-          `data bytes read/written differ between runs: ${io.map(dataBytes).join(", ")}`,
-        ];
+      : [`data bytes read/written differ between runs: ${io.map(dataBytes).join(", ")}`];
     return {
       ...result(`silt-${c.name}`, KEYED_ROWS, m.runs, ok, notes),
       peakRssMb: peakAfterRuns,
