@@ -272,7 +272,8 @@ function mentionedColumns(
         if (e.name.length === 1) single.add(e.name[0].toLowerCase());
         return;
       case "star":
-        star = true;
+        // count(*) counts rows and reads no column; only `*` as a select item needs them all.
+        if (q.items.some((i) => i.expr === e)) star = true;
         return;
       default:
         for (const c of exprChildren(e)) visit(c);
