@@ -34,15 +34,7 @@ export async function executeOptimize(
     defaults: session.defaults,
     now: session.now,
   });
-  return {
-    columns: [
-      { name: "path", type: "string" },
-      { name: "metrics", type: OPTIMIZE_METRICS_TYPE },
-    ],
-    rows: [[result.tableLocation, result.metrics]],
-    version: result.version,
-    committed: result.committed,
-  };
+  return optimizeResult(result);
 }
 
 /** REORG TABLE … APPLY (PURGE) answers like OPTIMIZE, as in Delta. */
@@ -57,6 +49,11 @@ export async function executeReorg(
     defaults: session.defaults,
     now: session.now,
   });
+  return optimizeResult(result);
+}
+
+/** OPTIMIZE and REORG answer as Delta does: the table's path and a struct of metrics. */
+function optimizeResult(result: Awaited<ReturnType<typeof optimizeTable>>): SqlResult {
   return {
     columns: [
       { name: "path", type: "string" },
