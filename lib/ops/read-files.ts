@@ -151,9 +151,14 @@ class FileReader {
     if (physical.deleted) {
       const keep = physical.deleted.map((d) => d ^ 1);
       numRows = keep.reduce((n, k) => n + k, 0);
-      table = combineChunks(filterTable(table, keep));
+      table = filterTable(table, keep);
     }
-    return this.assemble(table, numRows, file);
+    // Batch by batch: joining the decoder's batches first would copy every column once more.
+    if (this.dataFields.length === 0) return this.assemble(new arrow.Table(), numRows, file);
+    const batches = table.batches.flatMap(
+      (b) => this.assemble(new arrow.Table(table.schema, [b]), b.numRows, file).batches,
+    );
+    return new arrow.Table(this.arrowSchema, batches);
   }
 
   /**
@@ -191,9 +196,7 @@ class FileReader {
         : this.dataFields.map((f) => physicalName(f, this.mode)),
       rowGroups: groups?.selected,
     });
-    const table = combineChunks(
-      alignToLogical(raw, { type: "struct", fields: this.dataFields }, this.mode),
-    );
+    const table = alignToLogical(raw, { type: "struct", fields: this.dataFields }, this.mode);
     const numRows = raw.numRows;
     if (!file.deletionVector) return { table, numRows };
     const deletedRows = await loadDeletionVector(
@@ -211,7 +214,7 @@ class FileReader {
     const physical = await this.readPhysical(file);
     if (physical === undefined) return { table: new arrow.Table(this.arrowSchema) };
     return {
-      table: this.assemble(physical.table, physical.numRows, file),
+      table: this.assemble(combineChunks(physical.table), physical.numRows, file),
       deleted: physical.deleted,
     };
   }
