@@ -1389,10 +1389,12 @@ function decimalFast(
       Number.isSafeInteger(x) &&
       Number.isSafeInteger(y)
     ) {
-      out[i] = z;
+      // Once a row has needed bigints, later rows go there too (out is no longer read).
+      if (big) big[i] = BigInt(z);
+      else out[i] = z;
       continue;
     }
-    big ??= Array.from(out, (x) => BigInt(x));
+    big ??= Array.from(out.subarray(0, i), (x) => BigInt(x));
     big[i] = arithScalar(t, at(l, i) as Scalar, at(r, i) as Scalar) as bigint;
   }
   if (big) {
