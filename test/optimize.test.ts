@@ -12,42 +12,14 @@ import { physicalName } from "../lib/delta/column-mapping.ts";
 import { openTable } from "../lib/ops/open-table.ts";
 import { optimizeTable } from "../lib/ops/optimize.ts";
 import type { ObjectStore } from "../lib/storage/object-store.ts";
-import { type ApiResponse, type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
-
-type Result = { columns: { name: string; type: string }[]; rows: unknown[][]; version?: number };
+import { type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
+import { sqlClient } from "./helpers/sql-client.ts";
 
 let silt: SiltHarness;
-const sql = (statement: string) =>
-  silt.call("POST", "/api/v1/sql", { statement, catalog: "oc", schema: "s" });
-const ok = async (statement: string): Promise<Result> => {
-  const res = await sql(statement);
-  expect(res.status, `${statement}\n${JSON.stringify(res.body)}`).toBe(200);
-  return res.body as Result;
-};
-const history = async (table: string) => {
-  const h = await ok(`DESCRIBE HISTORY ${table}`);
-  const at = (n: string) => h.columns.findIndex((c) => c.name === n);
-  return h.rows.map((r) => ({
-    version: r[at("version")] as number,
-    operation: r[at("operation")] as string,
-    parameters: r[at("operationParameters")] as Record<string, string>,
-    metrics: r[at("operationMetrics")] as Record<string, string>,
-  }));
-};
-const rows = async (table: string) => (await ok(`SELECT * FROM ${table} ORDER BY 1`)).rows;
-const failsUnchanged = async (
-  table: string,
-  errorClass: string,
-  run: () => Promise<ApiResponse>,
-) => {
-  const before = { v: (await history(table))[0]!.version, rows: await rows(table) };
-  const res = await run();
-  expect(res.status, JSON.stringify(res.body)).toBeGreaterThanOrEqual(400);
-  expect(res.body.error_class, JSON.stringify(res.body)).toBe(errorClass);
-  expect((await history(table))[0]!.version).toBe(before.v);
-  expect(await rows(table)).toEqual(before.rows);
-  return res.body as { error_class: string; message: string; sqlstate?: string };
-};
+const { sql, ok, history, rows, failsUnchanged } = sqlClient(() => silt, {
+  catalog: "oc",
+  schema: "s",
+});
 const files = async (table: string) => (await openTable(silt.ctx, `oc.s.${table}`)).snapshot.files;
 /** The actions of one published commit. */
 const commitActions = async (table: string, version: number) => {

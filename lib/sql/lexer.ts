@@ -401,7 +401,7 @@ function suffixKind(text: string): NumberKind {
 }
 
 /**
- * One backslash escape at src[i] as Spark's unescapeSQLString reads it: \uXXXX, \UXXXXXXXX,
+ * One backslash escape at src[i] as Spark's unescapeSQLString reads it: \u + 4 hex digits, \U + 8 hex digits,
  * three octal digits, \0 \b \n \r \t \Z, `\%` and `\_` kept with their backslash (LIKE needs
  * them), anything else stands for itself. Returns the text and the characters consumed.
  */
