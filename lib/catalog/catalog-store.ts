@@ -854,23 +854,12 @@ export class Catalog {
     }
   }
 
-  private async revertDropping(item: Item, token: string): Promise<boolean> {
+  /** Sends a conditional write: false when its condition does not hold, other errors thrown. */
+  private async sendIf(
+    command: PutItemCommand | UpdateItemCommand | DeleteItemCommand,
+  ): Promise<boolean> {
     try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: "SET #state = :active, #changedAt = :now REMOVE #token",
-          ConditionExpression: "#state = :dropping AND #token = :token",
-          ExpressionAttributeNames: attrNames("#state", "#changedAt", "#token"),
-          ExpressionAttributeValues: {
-            ":active": S("ACTIVE"),
-            ":dropping": S("DROPPING"),
-            ":token": S(token),
-            ":now": N(this.clock()),
-          },
-        }),
-      );
+      await this.client.send(command as never);
       return true;
     } catch (err) {
       if (isConditionFailure(err)) return false;
@@ -878,22 +867,34 @@ export class Catalog {
     }
   }
 
+  private async revertDropping(item: Item, token: string): Promise<boolean> {
+    return this.sendIf(
+      new UpdateItemCommand({
+        TableName: this.tableName,
+        Key: { pk: item.pk, sk: item.sk },
+        UpdateExpression: "SET #state = :active, #changedAt = :now REMOVE #token",
+        ConditionExpression: "#state = :dropping AND #token = :token",
+        ExpressionAttributeNames: attrNames("#state", "#changedAt", "#token"),
+        ExpressionAttributeValues: {
+          ":active": S("ACTIVE"),
+          ":dropping": S("DROPPING"),
+          ":token": S(token),
+          ":now": N(this.clock()),
+        },
+      }),
+    );
+  }
+
   private async deleteIfToken(item: Item, token: string): Promise<boolean> {
-    try {
-      await this.client.send(
-        new DeleteItemCommand({
-          TableName: this.tableName,
-          Key: { pk: item.pk, sk: item.sk },
-          ConditionExpression: "#state = :dropping AND #token = :token",
-          ExpressionAttributeNames: attrNames("#state", "#token"),
-          ExpressionAttributeValues: { ":dropping": S("DROPPING"), ":token": S(token) },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    return this.sendIf(
+      new DeleteItemCommand({
+        TableName: this.tableName,
+        Key: { pk: item.pk, sk: item.sk },
+        ConditionExpression: "#state = :dropping AND #token = :token",
+        ExpressionAttributeNames: attrNames("#state", "#token"),
+        ExpressionAttributeValues: { ":dropping": S("DROPPING"), ":token": S(token) },
+      }),
+    );
   }
 
   /** Deletes `item`'s key if the attribute behind `name` still holds `value`. */
@@ -903,21 +904,15 @@ export class Catalog {
     value: AttributeValue | undefined,
   ): Promise<boolean> {
     if (value === undefined) throw internal("CATALOG_CORRUPT", "catalog item lacks its id");
-    try {
-      await this.client.send(
-        new DeleteItemCommand({
-          TableName: this.tableName,
-          Key: { pk: item.pk, sk: item.sk },
-          ConditionExpression: `${name} = :value`,
-          ExpressionAttributeNames: attrNames(name),
-          ExpressionAttributeValues: { ":value": value },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    return this.sendIf(
+      new DeleteItemCommand({
+        TableName: this.tableName,
+        Key: { pk: item.pk, sk: item.sk },
+        ConditionExpression: `${name} = :value`,
+        ExpressionAttributeNames: attrNames(name),
+        ExpressionAttributeValues: { ":value": value },
+      }),
+    );
   }
 
   private async deleteIdIndex(tableId: string): Promise<void> {
@@ -930,42 +925,30 @@ export class Catalog {
   }
 
   private async putIfAbsent(item: Item): Promise<boolean> {
-    try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: item,
-          ConditionExpression: "attribute_not_exists(pk)",
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    return this.sendIf(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: item,
+        ConditionExpression: "attribute_not_exists(pk)",
+      }),
+    );
   }
 
   /** Overwrites exactly the abandoned item `prior` (same id, state and change time). */
   private async putReplacing(item: Item, prior: Item): Promise<boolean> {
-    try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: item,
-          ConditionExpression: "#tableId = :id AND #state = :state AND #changedAt = :changedAt",
-          ExpressionAttributeNames: attrNames("#tableId", "#state", "#changedAt"),
-          ExpressionAttributeValues: {
-            ":id": prior.tableId,
-            ":state": prior.state,
-            ":changedAt": prior.changedAt,
-          },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    return this.sendIf(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: item,
+        ConditionExpression: "#tableId = :id AND #state = :state AND #changedAt = :changedAt",
+        ExpressionAttributeNames: attrNames("#tableId", "#state", "#changedAt"),
+        ExpressionAttributeValues: {
+          ":id": prior.tableId,
+          ":state": prior.state,
+          ":changedAt": prior.changedAt,
+        },
+      }),
+    );
   }
 
   private async get(pk: string, sk: string): Promise<Item | undefined> {
