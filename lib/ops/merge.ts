@@ -35,6 +35,12 @@ import type { SiltContext } from "../context.ts";
 import { arrowValues } from "../data/json-rows.ts";
 import { combineChunks, concatTables, takeRows } from "../data/kernels.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
+import {
+  concatIdentities,
+  freshIdentities,
+  pickIdentities,
+  type RowIdentities,
+} from "../delta/row-tracking.ts";
 import type { DataType, StructType } from "../delta/schema.ts";
 import type { Snapshot } from "../delta/snapshot.ts";
 import { badRequest } from "../errors.ts";
@@ -151,10 +157,11 @@ export async function mergeInto(
   for (let i = 0; i < candidates.length; i += FILES_AT_ONCE) {
     const found = await findMatches(ctx, t.snapshot, {
       candidates: candidates.slice(i, i + FILES_AT_ONCE),
-      match: (table, _file, deleted) => join.targetFile(table, deleted),
+      match: (table, _file, deleted, identities) => join.targetFile(table, deleted, identities),
+      identities: target.rowTracking,
       concurrency: FILES_AT_ONCE,
     });
-    for (const m of found) matches.push({ ...m, table: undefined });
+    for (const m of found) matches.push({ ...m, table: undefined, identities: undefined });
   }
   // Step 5.
   join.insertUnmatched();
@@ -174,6 +181,7 @@ export async function mergeInto(
       tableRoot: t.entry.location,
       metadata: plan.newMetadata ?? t.snapshot.metadata,
       data: concatTables(join.outputs),
+      identities: concatIdentities(join.outputIdentities),
       version: t.snapshot.version + 1,
       rowIdHighWaterMark: target.hwm,
     });
@@ -260,6 +268,10 @@ class Join {
   private readonly next: Int32Array;
   private readonly sourceMatched: Uint8Array;
   readonly outputs: arrow.Table[] = [];
+  /** Row identities of `outputs`: kept for updated target rows, fresh for inserted ones. */
+  readonly outputIdentities: RowIdentities[] = [];
+  /** Identities of the target file being joined, when the table tracks rows. */
+  private fileIdentities: RowIdentities | undefined;
   readonly counts = {
     matchedUpdated: 0,
     matchedDeleted: 0,
@@ -370,7 +382,12 @@ class Join {
   }
 
   /** Step 4 for one target file: its rows (deleted ones flagged) -> the rows this merge touches. */
-  targetFile(table: arrow.Table, deleted: Uint8Array | undefined): Uint8Array {
+  targetFile(
+    table: arrow.Table,
+    deleted: Uint8Array | undefined,
+    identities?: RowIdentities,
+  ): Uint8Array {
+    this.fileIdentities = identities;
     table = combineChunks(table);
     const n = table.numRows;
     const touched = new Uint8Array(n);
@@ -532,6 +549,15 @@ class Join {
       const columns = (clause.plans ?? []).map((p) => evaluatePlan(p, batch, this.evalCtx));
       checkNotNull(fields, columns);
       this.outputs.push(tableOf(fields, columns, picked.length));
+      this.outputIdentities.push(
+        kind === "notMatched" || this.fileIdentities === undefined
+          ? freshIdentities(picked.length)
+          : pickIdentities(
+              this.fileIdentities,
+              picked.map((i) => targetRow(i)),
+              false,
+            ),
+      );
       if (kind === "matched") this.counts.matchedUpdated += picked.length;
       else if (kind === "notMatchedBySource")
         this.counts.notMatchedBySourceUpdated += picked.length;

@@ -14,8 +14,8 @@
  *    something (it has a deletion vector, or Z-order asked for it).
  * 4. One bin at a time (memory holds one bin): read the live rows (deleted rows drop out here),
  *    sort them in Z-order when asked (zorder.ts), write them with `dataChange: false` and remove
- *    the bin's files with `dataChange: false`. Under row tracking the rows get fresh row ids, as
- *    Silt's UPDATE does (Spark keeps them in materialized columns; Silt does not write those).
+ *    the bin's files with `dataChange: false`. Under row tracking the rows keep their row ids and
+ *    commit versions in the table's materialized columns, as Spark's OPTIMIZE does.
  *    With a time budget, no new bin starts once it is spent: the bins done commit and the rest
  *    wait for the next run (incremental OPTIMIZE of a large table).
  * 5. Commit `OPTIMIZE` with Spark's parameters and metrics. The read set is exactly the files
@@ -35,6 +35,12 @@ import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
 import { concatTables, filterTable, takeRows } from "../data/kernels.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
+import {
+  concatIdentities,
+  freshIdentities,
+  pickIdentities,
+  type RowIdentities,
+} from "../delta/row-tracking.ts";
 import { badRequest } from "../errors.ts";
 import { expressionSql, referencedColumns, scopeOf } from "../expr/analyze.ts";
 import type { Expr } from "../expr/ast.ts";
@@ -101,7 +107,7 @@ export async function optimizeTable(
 ): Promise<OptimizeResult> {
   const started = performance.now();
   // Step 1.
-  const t = await openTable(ctx, name, { defaults: req.defaults });
+  const t = await openTable(ctx, name, { defaults: req.defaults, access: "write" });
   const rowTracking = checkWriteProtocol(t.snapshot.protocol, t.snapshot.metadata);
   const tableName = displayName(t.name);
   const qualifier = [t.name.catalog, t.name.schema, t.name.table];
@@ -191,20 +197,34 @@ export async function optimizeTable(
     }
     done.push({ partition, files: bin });
     const parts: arrow.Table[] = [];
+    const identities: RowIdentities[] = [];
     for (const file of bin) {
-      const { table, deleted } = await readFileRows(ctx.store, t.snapshot, file);
+      const read = await readFileRows(ctx.store, t.snapshot, file, {
+        identities: target.rowTracking,
+      });
+      const live: number[] = [];
+      for (let r = 0; r < read.table.numRows; r++) if (!read.deleted?.[r]) live.push(r);
       parts.push(
-        deleted
+        read.deleted
           ? filterTable(
-              table,
-              deleted.map((d) => (d ? 0 : 1)),
+              read.table,
+              read.deleted.map((d) => (d ? 0 : 1)),
             )
-          : table,
+          : read.table,
+      );
+      identities.push(
+        read.identities === undefined
+          ? freshIdentities(live.length)
+          : pickIdentities(read.identities, live, true),
       );
     }
     let data = concatTables(parts);
-    if (zorderBy.length > 0 && data.numRows > 1)
-      data = takeRows(data, zOrderIndexes(data, zorderBy));
+    let moved = concatIdentities(identities);
+    if (zorderBy.length > 0 && data.numRows > 1) {
+      const order = zOrderIndexes(data, zorderBy);
+      data = takeRows(data, order);
+      moved = pickIdentities(moved, order, true);
+    }
     if (data.numRows > 0) {
       const written = await writeDataFiles(ctx, {
         tableRoot: t.entry.location,
@@ -213,6 +233,7 @@ export async function optimizeTable(
         version: t.snapshot.version + 1,
         rowIdHighWaterMark: hwm,
         dataChange: false,
+        identities: moved,
       });
       adds.push(...written.adds);
       actions.push(...written.adds.map((add) => ({ add })));

@@ -18,6 +18,12 @@ import { alignToLogical, columnMappingMode, physicalName } from "../delta/column
 import { deletedRowMask, loadDeletionVector } from "../delta/deletion-vectors.ts";
 import { decodeAddPath, parsePartitionValue } from "../delta/partition-values.ts";
 import {
+  type MaterializedColumns,
+  materializedColumns,
+  type RowIdentities,
+  rowIdentities,
+} from "../delta/row-tracking.ts";
+import {
   assertSupportedTypes,
   parseSchema,
   type StructField,
@@ -136,6 +142,8 @@ class FileReader {
     private readonly arrowSchema: arrow.Schema,
     private readonly metrics: ScanMetrics,
     private readonly rowGroupFilter?: ReadOptions["rowGroupFilter"],
+    /** Also decode the row-tracking columns, for writers that keep rows' identities. */
+    private readonly hidden?: MaterializedColumns,
   ) {
     this.mode = columnMappingMode(snapshot.metadata.configuration);
     this.partitionColumns = new Set(snapshot.metadata.partitionColumns);
@@ -168,7 +176,10 @@ class FileReader {
    */
   async readPhysical(
     file: AddFile,
-  ): Promise<{ table: arrow.Table; numRows: number; deleted?: Uint8Array } | undefined> {
+  ): Promise<
+    | { table: arrow.Table; numRows: number; deleted?: Uint8Array; identities?: RowIdentities }
+    | undefined
+  > {
     const key = fileKey(this.snapshot.tableRoot, file.path);
     let bytes: Uint8Array;
     try {
@@ -190,15 +201,23 @@ class FileReader {
     const groups = await this.selectRowGroups(bytes, file);
     if (groups?.selected.length === 0) return undefined;
     // Whole-file reads take parquet-wasm's faster synchronous decoder; subsets the pruning one.
+    const hidden = this.hidden === undefined ? [] : [this.hidden.rowId, this.hidden.commitVersion];
     const raw = await readParquet(bytes, {
       columns: this.readsAllDataColumns
         ? undefined
-        : this.dataFields.map((f) => physicalName(f, this.mode)),
+        : [...this.dataFields.map((f) => physicalName(f, this.mode)), ...hidden],
       rowGroups: groups?.selected,
     });
     const table = alignToLogical(raw, { type: "struct", fields: this.dataFields }, this.mode);
     const numRows = raw.numRows;
-    if (!file.deletionVector) return { table, numRows };
+    const identities =
+      this.hidden === undefined
+        ? undefined
+        : rowIdentities(file, numRows, {
+            ids: raw.getChild(this.hidden.rowId) ?? undefined,
+            versions: raw.getChild(this.hidden.commitVersion) ?? undefined,
+          });
+    if (!file.deletionVector) return { table, numRows, identities };
     const deletedRows = await loadDeletionVector(
       this.store,
       this.snapshot.tableRoot,
@@ -206,16 +225,22 @@ class FileReader {
     );
     // Deletion vectors count rows across the whole file; keep the selected groups' part.
     const mask = deletedRowMask(deletedRows, groups?.totalRows ?? numRows);
-    return { table, numRows, deleted: groups ? pickRanges(mask, groups.ranges) : mask };
+    return {
+      table,
+      numRows,
+      identities,
+      deleted: groups ? pickRanges(mask, groups.ranges) : mask,
+    };
   }
 
   /** All physical rows of a file, assembled in the requested columns, plus its deleted-row mask. */
-  async readAllRows(file: AddFile): Promise<{ table: arrow.Table; deleted?: Uint8Array }> {
+  async readAllRows(file: AddFile): Promise<PhysicalRows> {
     const physical = await this.readPhysical(file);
     if (physical === undefined) return { table: new arrow.Table(this.arrowSchema) };
     return {
       table: this.assemble(combineChunks(physical.table), physical.numRows, file),
       deleted: physical.deleted,
+      identities: physical.identities,
     };
   }
 
@@ -272,24 +297,34 @@ function partitionValue(file: AddFile, physical: string, logical: string): strin
   return values[logical] ?? null;
 }
 
+/** A file's physical rows; `identities` when row-tracking columns were asked for. */
+export interface PhysicalRows {
+  table: arrow.Table;
+  /** 1 = deleted by the file's deletion vector. */
+  deleted?: Uint8Array;
+  identities?: RowIdentities;
+}
+
 /**
  * Every physical row of `file` (deleted ones included, flagged in `deleted`), in the requested
- * logical columns: what row-level operations need to turn matches into row indexes.
+ * logical columns: what row-level operations need to turn matches into row indexes. With
+ * `identities`, also each row's stable row id and commit version, when the table tracks rows
+ * and declares materialized columns.
  */
 export async function readFileRows(
   store: ObjectStore,
   snapshot: Snapshot,
   file: AddFile,
-  columns?: string[],
-): Promise<{ schema: StructType; table: arrow.Table; deleted?: Uint8Array }> {
-  const fields = projectFields(tableSchemaOf(snapshot), columns);
+  opts: { columns?: string[]; identities?: boolean } = {},
+): Promise<PhysicalRows & { schema: StructType }> {
+  const fields = projectFields(tableSchemaOf(snapshot), opts.columns);
   const arrowSchema = new arrow.Schema(
     fields.map((f) => new arrow.Field(f.name, toArrowType(f.type), f.nullable)),
   );
   const metrics: ScanMetrics = { filesRead: 0, rowGroupsRead: 0, rowGroupsSkipped: 0 };
-  const reader = new FileReader(store, snapshot, fields, arrowSchema, metrics);
-  const { table, deleted } = await reader.readAllRows(file);
-  return { schema: { type: "struct", fields }, table, deleted };
+  const hidden = opts.identities ? materializedColumns(snapshot.metadata) : undefined;
+  const reader = new FileReader(store, snapshot, fields, arrowSchema, metrics, undefined, hidden);
+  return { schema: { type: "struct", fields }, ...(await reader.readAllRows(file)) };
 }
 
 /** The parts of `mask` in `ranges`, concatenated. */

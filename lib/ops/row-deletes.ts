@@ -25,6 +25,7 @@ import {
   unionRowIndexes,
   writeDeletionVectorFile,
 } from "../delta/deletion-vectors.ts";
+import type { RowIdentities } from "../delta/row-tracking.ts";
 import type { Snapshot } from "../delta/snapshot.ts";
 import { readFileRows } from "./read-files.ts";
 
@@ -39,6 +40,8 @@ export interface FileMatch {
   alreadyDeleted: Float64Array;
   /** Every row of the file in the requested columns, when it was read (not decided by partition). */
   table?: arrow.Table;
+  /** Stable ids and commit versions of the file's rows, when read and asked for. */
+  identities?: RowIdentities;
 }
 
 export interface MatchOptions {
@@ -54,9 +57,16 @@ export interface MatchOptions {
    * rows an earlier deletion vector already removed, for callers that must skip them (a MERGE
    * join); matches on them are dropped either way.
    */
-  match: (table: arrow.Table, file: AddFile, deleted?: Uint8Array) => Uint8Array;
+  match: (
+    table: arrow.Table,
+    file: AddFile,
+    deleted?: Uint8Array,
+    identities?: RowIdentities,
+  ) => Uint8Array;
   /** Logical columns the match (and the caller, e.g. UPDATE's rewrite) needs; default all. */
   columns?: string[];
+  /** Read the rows' identities too (row tracking), for callers that move matched rows. */
+  identities?: boolean;
   /** Files read at once. */
   concurrency?: number;
 }
@@ -99,10 +109,15 @@ async function matchFile(
       return { file, rows: Float64Array.from(rows), physicalRows, alreadyDeleted };
     }
   }
-  const { table, deleted } = await readFileRows(ctx.store, snapshot, file, opts.columns);
+  const { table, deleted, identities } = await readFileRows(ctx.store, snapshot, file, {
+    columns: opts.columns,
+    identities: opts.identities,
+  });
   const physicalRows = table.numRows;
   const mask =
-    decided === true ? new Uint8Array(physicalRows).fill(1) : opts.match(table, file, deleted);
+    decided === true
+      ? new Uint8Array(physicalRows).fill(1)
+      : opts.match(table, file, deleted, identities);
   const rows: number[] = [];
   const already: number[] = [];
   for (let r = 0; r < physicalRows; r++) {
@@ -115,6 +130,7 @@ async function matchFile(
     physicalRows,
     alreadyDeleted: Float64Array.from(already),
     table,
+    identities,
   };
 }
 

@@ -12,8 +12,8 @@
  *    the new values of the matching ones only (so a value that cannot be computed for a row that
  *    does not match raises nothing, as in Spark). Only the new rows stay in memory.
  * 4. The matched rows get deletion vectors (or the file is removed when every live row matched);
- *    the new rows are written as new files. Under row tracking they get fresh row ids (Spark
- *    keeps the updated rows' ids in materialized columns; Silt does not write those).
+ *    the new rows are written as new files. Under row tracking they keep their row ids in the
+ *    table's materialized row-id column, with a null commit version: changed by this commit.
  * 5. Commit `UPDATE` with Spark's `predicate` parameter and metrics; when no row matched there is
  *    nothing to commit and the table keeps its version, as in Delta.
  */
@@ -21,6 +21,12 @@ import type * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
 import { concatTables } from "../data/kernels.ts";
 import type { Action } from "../delta/actions.ts";
+import {
+  concatIdentities,
+  freshIdentities,
+  pickIdentities,
+  type RowIdentities,
+} from "../delta/row-tracking.ts";
 import type { StructField } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import {
@@ -136,9 +142,11 @@ export async function updateRows(
   const scanStart = performance.now();
   const matches: FileMatch[] = [];
   const updated: arrow.Table[] = [];
+  const identities: RowIdentities[] = [];
   for (let i = 0; i < candidates.length; i += FILES_AT_ONCE) {
     const found = await findMatches(ctx, t.snapshot, {
       candidates: candidates.slice(i, i + FILES_AT_ONCE),
+      identities: target.rowTracking,
       match: (table) =>
         predicate === undefined
           ? new Uint8Array(table.numRows).fill(1)
@@ -147,7 +155,12 @@ export async function updateRows(
     });
     for (const m of found) {
       updated.push(newRows(m, fields, plans, evalCtx));
-      matches.push({ ...m, table: undefined });
+      identities.push(
+        m.identities === undefined
+          ? freshIdentities(m.rows.length)
+          : pickIdentities(m.identities, m.rows, false),
+      );
+      matches.push({ ...m, table: undefined, identities: undefined });
     }
   }
   const scanTimeMs = elapsed(scanStart);
@@ -163,6 +176,7 @@ export async function updateRows(
     data,
     version: t.snapshot.version + 1,
     rowIdHighWaterMark: target.hwm,
+    identities: concatIdentities(identities),
   });
   const rewriteTimeMs = elapsed(rewriteStart);
   const actions: Action[] = [...deletes, ...written.actions];

@@ -9,13 +9,14 @@
  *    two-character prefix when column mapping is on, as Spark does, and compute its statistics.
  * 4. Under row tracking give each file a fresh `baseRowId` range above the high-water mark and the
  *    commit's version, and emit the new high-water mark (the transaction rebases both if it loses
- *    its version).
+ *    its version). Rows moved from other files keep their ids and commit versions in the table's
+ *    hidden materialized columns, written after the data columns and left out of the statistics.
  */
 import { randomUUID } from "node:crypto";
 import * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
 import { arrowValues } from "../data/json-rows.ts";
-import { takeRows } from "../data/kernels.ts";
+import { combineChunks, takeRows } from "../data/kernels.ts";
 import { writeParquet } from "../data/parquet.ts";
 import { computeFileStats, serializeStats } from "../data/stats.ts";
 import type { Action, AddFile, Metadata } from "../delta/actions.ts";
@@ -25,7 +26,12 @@ import {
   partitionPath,
   serializePartitionValue,
 } from "../delta/partition-values.ts";
-import { parseSchema, type StructField, type StructType, toArrowType } from "../delta/schema.ts";
+import {
+  materializedColumns,
+  materializedVectors,
+  type RowIdentities,
+} from "../delta/row-tracking.ts";
+import { parseSchema, type StructField, toArrowType } from "../delta/schema.ts";
 
 export interface WriteFilesRequest {
   tableRoot: string;
@@ -38,6 +44,11 @@ export interface WriteFilesRequest {
   rowIdHighWaterMark?: number;
   /** False for rearrangements (OPTIMIZE). */
   dataChange?: boolean;
+  /**
+   * Identities of the rows in `data` (same order) that were moved from other files; written only
+   * under row tracking, into the columns the table declares.
+   */
+  identities?: RowIdentities;
 }
 
 export interface WriteFilesResult {
@@ -53,16 +64,24 @@ export async function writeDataFiles(
   ctx: SiltContext,
   req: WriteFilesRequest,
 ): Promise<WriteFilesResult> {
-  const { metadata, data } = req;
+  const { metadata } = req;
   const schema = parseSchema(metadata.schemaString);
   const mode = columnMappingMode(metadata.configuration);
   const partitionFields = metadata.partitionColumns.map(
     (name) => schema.fields.find((f) => f.name === name)!,
   );
   const dataFields = schema.fields.filter((f) => !metadata.partitionColumns.includes(f.name));
-  const dataSchema: StructType = { type: "struct", fields: dataFields };
-  const physicalArrow = new arrow.Schema(
-    dataFields.map((f) => {
+  const hidden =
+    req.rowIdHighWaterMark !== undefined && req.identities !== undefined
+      ? materializedColumns(metadata)
+      : undefined;
+  const { data, hiddenFields } =
+    hidden === undefined
+      ? { data: req.data, hiddenFields: [] }
+      : withHiddenColumns(req.data, materializedVectors(hidden, req.identities as RowIdentities));
+  const statsColumns = dataFields.map((f) => physicalName(f, mode));
+  const physicalArrow = new arrow.Schema([
+    ...dataFields.map((f) => {
       const field = new arrow.Field(
         physicalName(f, mode),
         toArrowType(f.type, { physical: mode !== "none" }),
@@ -72,7 +91,9 @@ export async function writeDataFiles(
       if (mode !== "none" && id !== undefined) field.metadata.set("PARQUET:field_id", String(id));
       return field;
     }),
-  );
+    ...hiddenFields,
+  ]);
+  const fileColumns = [...dataFields.map((f) => f.name), ...hiddenFields.map((f) => f.name)];
   const numIndexedCols = Number(metadata.configuration["delta.dataSkippingNumIndexedCols"] ?? 32);
   const targetBytes = Number(
     metadata.configuration["delta.targetFileSize"] ?? DEFAULT_TARGET_BYTES,
@@ -90,10 +111,13 @@ export async function writeDataFiles(
       dirs.push([f.name, serialized]);
     });
     const rows = group.indices === undefined ? data : takeRows(data, group.indices);
-    const physical = toPhysical(rows, dataSchema, physicalArrow);
+    const physical = toPhysical(rows, fileColumns, physicalArrow);
     for (const chunk of splitBySize(physical, targetBytes)) {
       const bytesOut = writeParquet(chunk);
-      const stats = computeFileStats(chunk, { numIndexedCols });
+      const stats = computeFileStats(
+        hiddenFields.length === 0 ? chunk : chunk.select(statsColumns),
+        { numIndexedCols },
+      );
       const dir = mode !== "none" ? `${randomPrefix()}/` : partitionPath(dirs);
       const relative = `${dir}part-00000-${randomUUID()}.c000.zstd.parquet`;
       await ctx.store.put(`${req.tableRoot}${relative}`, bytesOut);
@@ -162,14 +186,29 @@ function groupByPartition(data: arrow.Table, fields: StructField[]): PartitionGr
   }));
 }
 
+/** `data` in one batch with the hidden columns after its own. */
+function withHiddenColumns(
+  data: arrow.Table,
+  hidden: { fields: arrow.Field[]; data: arrow.Data[] },
+): { data: arrow.Table; hiddenFields: arrow.Field[] } {
+  const one = combineChunks(data);
+  const schema = new arrow.Schema([...one.schema.fields, ...hidden.fields]);
+  const children = [...(one.batches[0]?.data.children ?? []), ...hidden.data];
+  const batch = new arrow.RecordBatch(
+    schema,
+    arrow.makeData({ type: new arrow.Struct(schema.fields), length: one.numRows, children }),
+  );
+  return { data: new arrow.Table(schema, [batch]), hiddenFields: hidden.fields };
+}
+
 /**
- * The data columns of `rows` relabelled with physical names (and field ids) at every level. The
- * buffers are shared; only the types change, so this costs nothing per row.
+ * The columns `names` of `rows` relabelled with physical names (and field ids) at every level.
+ * The buffers are shared; only the types change, so this costs nothing per row.
  */
-function toPhysical(rows: arrow.Table, dataSchema: StructType, target: arrow.Schema): arrow.Table {
+function toPhysical(rows: arrow.Table, names: string[], target: arrow.Schema): arrow.Table {
   const batches = rows.batches.map((batch) => {
-    const children = dataSchema.fields.map((f, i) =>
-      relabel(batch.getChild(f.name)!.data[0], target.fields[i].type),
+    const children = names.map((name, i) =>
+      relabel(batch.getChild(name)!.data[0], target.fields[i].type),
     );
     return new arrow.RecordBatch(
       target,
