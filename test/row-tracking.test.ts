@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readParquetFooter } from "../lib/data/parquet.ts";
+import { commitFileName, parseActions } from "../lib/delta/actions.ts";
 import { physicalName } from "../lib/delta/column-mapping.ts";
 import { materializedColumns, UNKNOWN } from "../lib/delta/row-tracking.ts";
 import { openTable } from "../lib/ops/open-table.ts";
@@ -78,6 +79,12 @@ describe("row tracking keeps row ids when rows move", () => {
     expect(after.get(2)!.version).toBe(BigInt(v3));
     expect(after.get(5)!.version).toBe(BigInt(v3));
     expect(after.get(1)!.version).toBe(1n);
+    const t = await openTable(silt.ctx, "rt.s.u");
+    const log = await silt.ctx.store.get(`${t.snapshot.tableRoot}_delta_log/${commitFileName(v3)}`);
+    const commitInfo = parseActions(new TextDecoder().decode(log)).find((a) => "commitInfo" in a);
+    expect(commitInfo).toMatchObject({
+      commitInfo: { operation: "UPDATE", tags: { "delta.rowTracking.preserved": "true" } },
+    });
 
     // A row updated twice is read from the materialized column the first UPDATE wrote.
     await ok("UPDATE u SET v = 'y' WHERE id = 2");

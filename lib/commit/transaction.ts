@@ -211,6 +211,9 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
       isolationLevel,
       txnId,
     });
+    // Every Silt writer keeps row ids stable (row-tracking.ts); readers may rely on it.
+    if (req.rowTracking)
+      commitInfo.tags = { "delta.rowTracking.preserved": "true", ...commitInfo.tags };
     const body = new TextEncoder().encode(serializeActions([{ commitInfo }, ...actions]));
 
     // Step 4.
