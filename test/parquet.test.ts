@@ -532,7 +532,7 @@ describe("readParquetFooter", () => {
     for (const rg of footer.rowGroups) {
       expect(rg.compressedSize).toBeGreaterThan(0);
       for (const c of rg.columns) {
-        expect(c.hasPageIndex).toBe(true);
+        expect(c.hasPageIndex).toBe(false);
         expect(c.compression).toBe("ZSTD");
       }
     }
