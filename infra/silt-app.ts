@@ -10,6 +10,8 @@
  *   silt:jwtAudience         comma-separated audiences
  *   silt:storagePrefix       key prefix of the storage root in the bucket (default "")
  *   silt:alarmTopicArn       SNS topic the alarms notify
+ *   silt:maintenanceSchedule EventBridge schedule expression of the maintenance run
+ *                            (default "rate(1 hour)", e.g. "cron(0 3 * * ? *)")
  */
 import { type App, Aspects } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
@@ -45,5 +47,6 @@ export function defineSiltApp(app: App): SiltStack {
     auth,
     storagePrefix: text("silt:storagePrefix"),
     alarmTopicArn: text("silt:alarmTopicArn"),
+    maintenanceSchedule: text("silt:maintenanceSchedule"),
   });
 }

@@ -1,5 +1,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { S3Client } from "@aws-sdk/client-s3";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { STSClient } from "@aws-sdk/client-sts";
 
 /** Where a client points; anything left out comes from the standard AWS environment variables. */
 export interface ClientOptions {
@@ -37,6 +39,27 @@ export function createDynamoClient(opts?: ClientOptions): DynamoDBClient {
   const endpoint = opts?.endpoint ?? env("AWS_ENDPOINT_URL_DYNAMODB") ?? env("AWS_ENDPOINT_URL");
   if (endpoint === undefined) return new DynamoDBClient({ region: region(opts) });
   return new DynamoDBClient({
+    region: region(opts),
+    endpoint,
+    ...(credentialsInEnv() ? {} : { credentials: DUMMY_CREDENTIALS }),
+  });
+}
+
+export function createSqsClient(opts?: ClientOptions): SQSClient {
+  const endpoint = opts?.endpoint ?? env("AWS_ENDPOINT_URL_SQS") ?? env("AWS_ENDPOINT_URL");
+  if (endpoint === undefined) return new SQSClient({ region: region(opts) });
+  return new SQSClient({
+    region: region(opts),
+    endpoint,
+    ...(credentialsInEnv() ? {} : { credentials: DUMMY_CREDENTIALS }),
+  });
+}
+
+/** For credential vending (lib/auth/credentials.ts): AssumeRole of the table-access role. */
+export function createStsClient(opts?: ClientOptions): STSClient {
+  const endpoint = opts?.endpoint ?? env("AWS_ENDPOINT_URL_STS") ?? env("AWS_ENDPOINT_URL");
+  if (endpoint === undefined) return new STSClient({ region: region(opts) });
+  return new STSClient({
     region: region(opts),
     endpoint,
     ...(credentialsInEnv() ? {} : { credentials: DUMMY_CREDENTIALS }),

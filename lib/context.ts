@@ -4,7 +4,9 @@
  * on the embedded stand-ins.
  */
 import type { IdempotencyStore } from "./api/idempotency.ts";
+import type { TableCredentialVendor } from "./auth/credentials.ts";
 import type { Catalog } from "./catalog/catalog-store.ts";
+import type { GrantStore } from "./catalog/grants.ts";
 import type { CommitArbiter } from "./commit/arbiter.ts";
 import type { Logger } from "./logger.ts";
 import type { ObjectStore } from "./storage/object-store.ts";
@@ -18,8 +20,23 @@ export interface SiltContext {
   catalog: Catalog;
   clock: () => number;
   logger: Logger;
-  /** The caller, recorded as owner of what it creates. */
+  /** What was granted on catalogs, schemas and tables (same DynamoDB table as `catalog`). */
+  grants: GrantStore;
+  /**
+   * The caller, recorded as owner of what it creates. A container-wide context names the
+   * configured principal (SILT_PRINCIPAL); the HTTP app derives one per request whose principal is
+   * the authenticated caller (lib/api/app.ts).
+   */
   principal: string;
+  /**
+   * Whether `principal`'s privileges are checked before each operation (lib/auth/authorize.ts).
+   * Absent or false means every check passes: system callers (the ingest and maintenance
+   * functions act as the service itself), local mode and the tests. The HTTP app sets it on the
+   * per-request context when the deployment authenticates callers (SILT_AUTH=iam|jwt).
+   */
+  enforcePrivileges?: boolean;
+  /** Issues storage credentials scoped to one table; absent where none are configured. */
+  tableCredentials?: TableCredentialVendor;
   /** Where Idempotency-Key records live; without it the header is ignored. */
   idempotency?: IdempotencyStore;
 }

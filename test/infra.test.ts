@@ -16,7 +16,7 @@ import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
 import { AwsSolutionsChecks } from "cdk-nag";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineSiltApp } from "../infra/silt-app.ts";
-import type { SiltStack } from "../infra/silt-stack.ts";
+import type { PipelineFunction, SiltStack } from "../infra/silt-stack.ts";
 import { createApp, OPERATIONS, type Operation } from "../lib/api/app.ts";
 import type { SiltContext } from "../lib/context.ts";
 
@@ -31,6 +31,11 @@ type Json = Record<string, unknown>;
 type CfnResource = { Type: string; Properties: Json; DeletionPolicy?: string } & Json;
 
 const outdirs: string[] = [];
+
+/** The functions outside the HTTP API (functions/ingest-enqueue.ts, ingest.ts, maintenance.ts). */
+const PIPELINE: PipelineFunction[] = ["ingest-enqueue", "ingest", "maintenance"];
+type AnyFunction = Operation | PipelineFunction;
+const ALL_FUNCTIONS: AnyFunction[] = [...OPERATIONS, ...PIPELINE];
 
 /** An App configured like the CLI's: cdk.json context plus the given overrides. */
 function cliLikeApp(context: Record<string, unknown> = {}): App {
@@ -60,7 +65,7 @@ beforeAll(() => {
   synthMs = t2 - t1;
   resources = template.toJSON().Resources as Record<string, CfnResource>;
   console.info(
-    `infra: constructing the stack with 7 local esbuild bundles took ${bundleMs.toFixed(0)} ms, ` +
+    `infra: constructing the stack with ${ALL_FUNCTIONS.length} local esbuild bundles took ${bundleMs.toFixed(0)} ms, ` +
       `synthesis and cdk-nag ${synthMs.toFixed(0)} ms`,
   );
 }, 300_000);
@@ -74,6 +79,12 @@ afterAll(() => {
 
 const logicalId = (construct: { node: { defaultChild?: unknown } }): string =>
   stack.getLogicalId(construct.node.defaultChild as never);
+
+const fnOf = (name: AnyFunction) =>
+  (stack.functions as Record<string, SiltStack["functions"][Operation]>)[name] ??
+  stack.pipelineFunctions[name as PipelineFunction];
+const roleIdOf = (name: AnyFunction) =>
+  stack.getLogicalId(fnOf(name).role?.node.defaultChild as never);
 
 const ofType = (type: string): [string, CfnResource][] =>
   Object.entries(resources).filter(([, r]) => r.Type === type);
@@ -102,10 +113,16 @@ function describeResource(resource: unknown): string {
     [logicalId(stack.bucket), "bucket"],
     [logicalId(stack.commitsTable), "table:commits"],
     [logicalId(stack.catalogTable), "table:catalog"],
+    [logicalId(stack.idempotencyTable), "table:idempotency"],
+    [logicalId(stack.ingestQueue), "queue:ingest"],
+    [logicalId(stack.ingestDeadLetterQueue), "queue:ingest-dead-letters"],
+    [logicalId(stack.ingestEventsDeadLetterQueue), "queue:events-dead-letters"],
+    [logicalId(stack.rejectedFilesQueue), "queue:rejected-files"],
+    [logicalId(stack.tableAccessRole), "role:table-access"],
   ]);
-  for (const op of OPERATIONS) {
-    const fn = stack.functions[op];
-    names.set(stack.getLogicalId(fn.logGroup.node.defaultChild as never), `logs:${op}`);
+  for (const name of ALL_FUNCTIONS) {
+    const fn = fnOf(name);
+    names.set(stack.getLogicalId(fn.logGroup.node.defaultChild as never), `logs:${name}`);
   }
   const direct = refTarget(resource);
   if (direct !== undefined) return names.get(direct) ?? direct;
@@ -126,8 +143,8 @@ interface Statement {
 }
 
 /** All statements of the identity policies attached to a function's role. */
-function roleStatements(op: Operation): Statement[] {
-  const roleId = stack.getLogicalId(stack.functions[op].role?.node.defaultChild as never);
+function roleStatements(op: AnyFunction): Statement[] {
+  const roleId = roleIdOf(op);
   const attached = ofType("AWS::IAM::Policy").filter(([, r]) =>
     ((r.Properties.Roles as unknown[]) ?? []).some((ref) => refTarget(ref) === roleId),
   );
@@ -137,7 +154,7 @@ function roleStatements(op: Operation): Statement[] {
 }
 
 /** resource -> sorted actions, the shape the expectations below are written in. */
-function permissions(op: Operation): Record<string, string[]> {
+function permissions(op: AnyFunction): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const s of roleStatements(op)) {
     const actions = Array.isArray(s.Action) ? s.Action : [s.Action];
@@ -266,9 +283,10 @@ describe("data bucket", () => {
       ArnNotEquals: { "aws:PrincipalArn": unknown[] };
     };
     const allowed = condition.ArnNotEquals["aws:PrincipalArn"].map(refTarget);
-    const roles = OPERATIONS.map((op) =>
-      stack.getLogicalId(stack.functions[op].role?.node.defaultChild as never),
-    );
+    // The enqueue function touches no table, so it is not among them; nor are the permissions
+    // and credentials functions, nor the table-access role whose sessions readers get.
+    const tableOps = OPERATIONS.filter((op) => op !== "permissions" && op !== "credentials");
+    const roles = [...tableOps, "ingest", "maintenance"].map((op) => roleIdOf(op as AnyFunction));
     expect(allowed.sort()).toEqual(roles.sort());
   });
 });
@@ -304,15 +322,17 @@ describe("DynamoDB tables", () => {
   });
 
   it("are on-demand, with point-in-time recovery and deletion protection, and retained", () => {
-    for (const table of Object.values(tables())) {
+    for (const table of [
+      ...Object.values(tables()),
+      resources[logicalId(stack.idempotencyTable)],
+    ]) {
       const p = table.Properties as Json;
       expect(p.BillingMode).toBe("PAY_PER_REQUEST");
-      const replicas = p.Replicas as Json[];
-      expect(replicas).toHaveLength(1);
-      expect(replicas[0].PointInTimeRecoverySpecification).toEqual({
+      expect(p.Replicas).toBeUndefined();
+      expect(p.PointInTimeRecoverySpecification).toEqual({
         PointInTimeRecoveryEnabled: true,
       });
-      expect(replicas[0].DeletionProtectionEnabled).toBe(true);
+      expect(p.DeletionProtectionEnabled).toBe(true);
       expect(table.DeletionPolicy).toBe("Retain");
     }
   });
@@ -320,10 +340,14 @@ describe("DynamoDB tables", () => {
   it("never expire commit rows: no TTL on either table (DESIGN §3)", () => {
     for (const table of Object.values(tables())) {
       expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
-      for (const replica of table.Properties.Replicas as Json[]) {
-        expect(replica.TimeToLiveSpecification).toBeUndefined();
-      }
     }
+  });
+
+  it("key Idempotency-Key records by key (S) and expire them through expiresAt, as lib/api/idempotency.ts writes them", () => {
+    const p = props(logicalId(stack.idempotencyTable));
+    expect(p.KeySchema).toEqual([{ AttributeName: "key", KeyType: "HASH" }]);
+    expect(p.AttributeDefinitions).toEqual([{ AttributeName: "key", AttributeType: "S" }]);
+    expect(p.TimeToLiveSpecification).toEqual({ AttributeName: "expiresAt", Enabled: true });
   });
 });
 
@@ -333,17 +357,28 @@ describe("functions", () => {
       .filter((f) => f.endsWith(".ts"))
       .map((f) => f.replace(/\.ts$/, ""))
       .sort();
-    expect(Object.keys(stack.functions).sort()).toEqual(files);
+    expect(
+      [...Object.keys(stack.functions), ...Object.keys(stack.pipelineFunctions)].sort(),
+    ).toEqual(files);
     expect(ofType("AWS::Lambda::Function")).toHaveLength(files.length);
   });
 
-  it("run Node.js 22 on arm64 for 29 s with JSON logs into their own log group", () => {
-    for (const op of OPERATIONS) {
-      const id = logicalId(stack.functions[op]);
+  it("run Node.js 22 on arm64 with JSON logs into their own log group; HTTP ones for 29 s", () => {
+    const timeouts = Object.fromEntries(
+      ALL_FUNCTIONS.map((op) => [op, props(logicalId(fnOf(op))).Timeout]),
+    );
+    // The ingest queue's visibility timeout is checked against the ingest function's below.
+    expect(timeouts).toEqual({
+      ...Object.fromEntries(OPERATIONS.map((op) => [op, 29])),
+      "ingest-enqueue": 30,
+      ingest: 300,
+      maintenance: 900,
+    });
+    for (const op of ALL_FUNCTIONS) {
+      const id = logicalId(fnOf(op));
       const p = props(id);
       expect(p.Runtime, op).toBe("nodejs22.x");
       expect(p.Architectures, op).toEqual(["arm64"]);
-      expect(p.Timeout, op).toBe(29);
       expect(p.Handler, op).toBe("index.handler");
       const logging = p.LoggingConfig as Json;
       expect(logging.LogFormat, op).toBe("JSON");
@@ -355,7 +390,7 @@ describe("functions", () => {
 
   it("give the Parquet-heavy functions more memory", () => {
     const memory = Object.fromEntries(
-      OPERATIONS.map((op) => [op, props(logicalId(stack.functions[op])).MemorySize]),
+      ALL_FUNCTIONS.map((op) => [op, props(logicalId(fnOf(op))).MemorySize]),
     );
     expect(memory).toEqual({
       catalog: 1024,
@@ -375,28 +410,62 @@ describe("functions", () => {
       merge: 2048,
       optimize: 3008,
       vacuum: 1024,
+      permissions: 1024,
+      credentials: 1024,
+      "ingest-enqueue": 512,
+      ingest: 3008,
+      maintenance: 3008,
     });
   });
 
-  it("get the environment lib/runtime/lambda.ts reads", () => {
+  it("get the environment lib/runtime/lambda.ts reads; functions serving POST or DELETE also the idempotency table", () => {
+    const tableEnv = {
+      SILT_BUCKET: { Ref: logicalId(stack.bucket) },
+      SILT_STORAGE_PREFIX: "",
+      SILT_COMMITS_TABLE: { Ref: logicalId(stack.commitsTable) },
+      SILT_CATALOG_TABLE: { Ref: logicalId(stack.catalogTable) },
+      SILT_PRINCIPAL: "silt",
+      SILT_PARQUET_WASM: "/var/task/parquet_wasm_bg.wasm",
+      NODE_OPTIONS: "--enable-source-maps",
+    };
+    // Credential vending commits nothing and its answers are secrets: no idempotency records.
+    const readOnly = new Set<Operation>(["history", "detail", "permissions", "credentials"]);
     for (const op of OPERATIONS) {
       const env = (props(logicalId(stack.functions[op])).Environment as Json).Variables as Json;
+      // HTTP functions run each request as the caller the IAM authorizer names.
+      const httpEnv = { ...tableEnv, SILT_AUTH: "iam" };
       expect(env, op).toEqual({
-        SILT_BUCKET: { Ref: logicalId(stack.bucket) },
-        SILT_STORAGE_PREFIX: "",
-        SILT_COMMITS_TABLE: { Ref: logicalId(stack.commitsTable) },
-        SILT_CATALOG_TABLE: { Ref: logicalId(stack.catalogTable) },
-        SILT_PRINCIPAL: "silt",
-        SILT_PARQUET_WASM: "/var/task/parquet_wasm_bg.wasm",
-        NODE_OPTIONS: "--enable-source-maps",
+        ...httpEnv,
+        ...(readOnly.has(op)
+          ? {}
+          : { SILT_IDEMPOTENCY_TABLE: { Ref: logicalId(stack.idempotencyTable) } }),
+        ...(op === "credentials"
+          ? {
+              SILT_TABLE_ACCESS_ROLE_ARN: {
+                "Fn::GetAtt": [logicalId(stack.tableAccessRole), "Arn"],
+              },
+            }
+          : {}),
       });
     }
+    const env = (op: PipelineFunction) =>
+      (props(logicalId(stack.pipelineFunctions[op])).Environment as Json).Variables;
+    expect(env("ingest-enqueue")).toEqual({
+      SILT_STORAGE_PREFIX: "",
+      SILT_INGEST_QUEUE_URL: { Ref: logicalId(stack.ingestQueue) },
+      NODE_OPTIONS: "--enable-source-maps",
+    });
+    expect(env("ingest")).toEqual({
+      ...tableEnv,
+      SILT_REJECTED_QUEUE_URL: { Ref: logicalId(stack.rejectedFilesQueue) },
+    });
+    expect(env("maintenance")).toEqual(tableEnv);
   });
 
   it("each have their own role, trusted by Lambda only, with no managed policies", () => {
     const roleIds = new Set<string>();
-    for (const op of OPERATIONS) {
-      const roleId = refTarget(props(logicalId(stack.functions[op])).Role) as string;
+    for (const op of ALL_FUNCTIONS) {
+      const roleId = refTarget(props(logicalId(fnOf(op))).Role) as string;
       roleIds.add(roleId);
       const role = props(roleId);
       expect(role.ManagedPolicyArns, op).toBeUndefined();
@@ -412,12 +481,18 @@ describe("functions", () => {
         ],
       });
     }
-    expect(roleIds.size).toBe(OPERATIONS.length);
+    expect(roleIds.size).toBe(ALL_FUNCTIONS.length);
   });
 });
 
 describe("least-privilege IAM", () => {
   const logs = ["logs:CreateLogStream", "logs:PutLogEvents"];
+  const idempotency = [
+    "dynamodb:DeleteItem",
+    "dynamodb:GetItem",
+    "dynamodb:PutItem",
+    "dynamodb:UpdateItem",
+  ];
 
   it("grants each function exactly the actions its code path uses", () => {
     const actual = Object.fromEntries(OPERATIONS.map((op) => [op, permissions(op)]));
@@ -433,6 +508,7 @@ describe("least-privilege IAM", () => {
           "dynamodb:Query",
           "dynamodb:UpdateItem",
         ],
+        "table:idempotency": idempotency,
       },
       create: {
         "logs:create": logs,
@@ -445,6 +521,7 @@ describe("least-privilege IAM", () => {
           "dynamodb:PutItem",
           "dynamodb:UpdateItem",
         ],
+        "table:idempotency": idempotency,
       },
       insert: {
         "logs:insert": logs,
@@ -452,6 +529,7 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*": ["s3:GetObject", "s3:PutObject"],
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
+        "table:idempotency": idempotency,
       },
       // Readers that open a table publish ratified commits they find (cooperative publishing):
       // PutObject into _delta_log/ only, and UpdateItem to mark them published.
@@ -462,6 +540,7 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*/_delta_log/*": ["s3:PutObject"],
         "table:commits": ["dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
+        "table:idempotency": idempotency,
       },
       detail: {
         "logs:detail": logs,
@@ -483,6 +562,7 @@ describe("least-privilege IAM", () => {
         bucket: ["s3:ListBucket"],
         "bucket/tables/*": ["s3:DeleteObject"],
         "table:catalog": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:UpdateItem"],
+        "table:idempotency": idempotency,
       },
       // The overwriting writes read what they replace and write data and deletion vectors,
       // never delete objects: replaced files stay for time travel until VACUUM.
@@ -492,6 +572,7 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*": ["s3:GetObject", "s3:PutObject"],
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
+        "table:idempotency": idempotency,
       },
       "replace-where": {
         "logs:replace-where": logs,
@@ -499,6 +580,7 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*": ["s3:GetObject", "s3:PutObject"],
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
+        "table:idempotency": idempotency,
       },
       "replace-using": {
         "logs:replace-using": logs,
@@ -506,6 +588,7 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*": ["s3:GetObject", "s3:PutObject"],
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
+        "table:idempotency": idempotency,
       },
       // RESTORE re-adds existing files by reference: it reads them and writes only the log.
       restore: {
@@ -515,6 +598,7 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*/_delta_log/*": ["s3:PutObject"],
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
+        "table:idempotency": idempotency,
       },
       // Row-level changes read the files that may match and write data and deletion-vector
       // files; MERGE also reads the source objects callers stage under ingest/.
@@ -524,6 +608,7 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*": ["s3:GetObject", "s3:PutObject"],
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
+        "table:idempotency": idempotency,
       },
       delete: {
         "logs:delete": logs,
@@ -531,6 +616,7 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*": ["s3:GetObject", "s3:PutObject"],
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
+        "table:idempotency": idempotency,
       },
       merge: {
         "logs:merge": logs,
@@ -539,6 +625,7 @@ describe("least-privilege IAM", () => {
         "bucket/ingest/*": ["s3:GetObject"],
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
+        "table:idempotency": idempotency,
       },
       // OPTIMIZE reads the files it compacts and writes new ones; it deletes nothing.
       optimize: {
@@ -547,6 +634,7 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*": ["s3:GetObject", "s3:PutObject"],
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
+        "table:idempotency": idempotency,
       },
       // VACUUM lists and deletes files; it writes only its START / END commits into the log.
       vacuum: {
@@ -556,6 +644,7 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*/_delta_log/*": ["s3:PutObject"],
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
         "table:catalog": ["dynamodb:GetItem"],
+        "table:idempotency": idempotency,
       },
       // SQL reaches every operation: DDL, reads (with publishing), appends, drops.
       sql: {
@@ -570,12 +659,89 @@ describe("least-privilege IAM", () => {
           "dynamodb:Query",
           "dynamodb:UpdateItem",
         ],
+        "table:idempotency": idempotency,
+      },
+      // Grants are one item per object, read by key and changed by UpdateItem.
+      permissions: {
+        "logs:permissions": logs,
+        "table:catalog": ["dynamodb:GetItem", "dynamodb:UpdateItem"],
+      },
+      // Checks privileges, then assumes the table-access role; it touches no object itself.
+      credentials: {
+        "logs:credentials": logs,
+        "table:catalog": ["dynamodb:GetItem"],
+        "role:table-access": ["sts:AssumeRole"],
+      },
+    });
+  });
+
+  it("lets the credentials function alone assume a role that only reads and lists tables/", () => {
+    const role = props(logicalId(stack.tableAccessRole));
+    expect(role.MaxSessionDuration).toBe(3600);
+    expect(role.AssumeRolePolicyDocument).toEqual({
+      Version: "2012-10-17",
+      Statement: [
+        {
+          Effect: "Allow",
+          Principal: { AWS: { "Fn::GetAtt": [roleIdOf("credentials"), "Arn"] } },
+          Action: "sts:AssumeRole",
+        },
+      ],
+    });
+    const statements = ofType("AWS::IAM::Policy")
+      .filter(([, p]) =>
+        (p.Properties.Roles as unknown[]).some(
+          (r) => refTarget(r) === logicalId(stack.tableAccessRole),
+        ),
+      )
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
+    expect(statements.map((st) => ({ ...st, Resource: describeResource(st.Resource) }))).toEqual([
+      { Effect: "Allow", Action: "s3:GetObject", Resource: "bucket/tables/*" },
+      {
+        Effect: "Allow",
+        Action: "s3:ListBucket",
+        Resource: "bucket",
+        Condition: { StringLike: { "s3:prefix": ["tables/*"] } },
+      },
+    ]);
+  });
+
+  it("grants the ingestion and maintenance functions exactly what they use", () => {
+    const actual = Object.fromEntries(PIPELINE.map((op) => [op, permissions(op)]));
+    expect(actual).toEqual({
+      // Only puts events on the queue (and, after Lambda's retries, on its dead-letter queue).
+      "ingest-enqueue": {
+        "logs:ingest-enqueue": logs,
+        "queue:ingest": ["sqs:SendMessage"],
+        "queue:events-dead-letters": ["sqs:SendMessage"],
+      },
+      // Polls the queue through its event source mapping, reads the dropped files, appends or
+      // merges (data files, deletion vectors, log), records rejections; deletes nothing.
+      ingest: {
+        "logs:ingest": logs,
+        "queue:ingest": ["sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"],
+        "queue:rejected-files": ["sqs:SendMessage"],
+        bucket: ["s3:ListBucket"],
+        "bucket/ingest/*": ["s3:GetObject"],
+        "bucket/tables/*": ["s3:GetObject", "s3:PutObject"],
+        "bucket/_ingest_rejected/*": ["s3:PutObject"],
+        "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
+        "table:catalog": ["dynamodb:GetItem"],
+      },
+      // Lists the catalog, checkpoints, OPTIMIZEs, VACUUMs, cleans logs, keeps its cursor.
+      maintenance: {
+        "logs:maintenance": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"],
+        "bucket/_maintenance/*": ["s3:GetObject", "s3:PutObject"],
+        "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
+        "table:catalog": ["dynamodb:GetItem", "dynamodb:Query"],
       },
     });
   });
 
   it("uses no wildcard actions, no Deny/NotAction tricks and no conditions", () => {
-    for (const op of OPERATIONS) {
+    for (const op of ALL_FUNCTIONS) {
       const statements = roleStatements(op);
       expect(statements.length, op).toBeGreaterThan(0);
       for (const s of statements) {
@@ -587,18 +753,14 @@ describe("least-privilege IAM", () => {
     }
   });
 
-  it("attaches policies to function roles only", () => {
-    const functionRoles = new Set(
-      OPERATIONS.map((op) =>
-        stack.getLogicalId(stack.functions[op].role?.node.defaultChild as never),
-      ),
-    );
+  it("attaches policies to function roles and the table-access role only", () => {
+    const roles = new Set([...ALL_FUNCTIONS.map(roleIdOf), logicalId(stack.tableAccessRole)]);
     for (const [id, policy] of ofType("AWS::IAM::Policy")) {
       for (const role of policy.Properties.Roles as unknown[]) {
-        expect(functionRoles.has(refTarget(role) as string), id).toBe(true);
+        expect(roles.has(refTarget(role) as string), id).toBe(true);
       }
     }
-    expect(ofType("AWS::IAM::Role")).toHaveLength(OPERATIONS.length);
+    expect(ofType("AWS::IAM::Role")).toHaveLength(roles.size);
   });
 });
 
@@ -675,7 +837,7 @@ describe("HTTP API", () => {
 
   it("requires IAM authorization on every route by default", () => {
     const routes = ofType("AWS::ApiGatewayV2::Route");
-    expect(routes).toHaveLength(25);
+    expect(routes).toHaveLength(28);
     for (const [id, route] of routes) {
       expect(route.Properties.AuthorizationType, id).toBe("AWS_IAM");
     }
@@ -700,11 +862,11 @@ describe("HTTP API", () => {
 
 describe("alarms", () => {
   it("alarm on every function's Errors", () => {
-    for (const op of OPERATIONS) {
+    for (const op of ALL_FUNCTIONS) {
       template.hasResourceProperties("AWS::CloudWatch::Alarm", {
         Namespace: "AWS/Lambda",
         MetricName: "Errors",
-        Dimensions: [{ Name: "FunctionName", Value: { Ref: logicalId(stack.functions[op]) } }],
+        Dimensions: [{ Name: "FunctionName", Value: { Ref: logicalId(fnOf(op)) } }],
         Statistic: "Sum",
         Period: 300,
         Threshold: 1,
@@ -724,7 +886,194 @@ describe("alarms", () => {
       Threshold: 1,
       ComparisonOperator: "GreaterThanOrEqualToThreshold",
     });
-    expect(ofType("AWS::CloudWatch::Alarm")).toHaveLength(OPERATIONS.length + 1);
+  });
+
+  it("alarm on messages in the ingestion dead-letter queues", () => {
+    for (const queue of [stack.ingestDeadLetterQueue, stack.ingestEventsDeadLetterQueue]) {
+      template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+        Namespace: "AWS/SQS",
+        MetricName: "ApproximateNumberOfMessagesVisible",
+        Dimensions: [
+          { Name: "QueueName", Value: { "Fn::GetAtt": [logicalId(queue), "QueueName"] } },
+        ],
+        Statistic: "Maximum",
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: "GreaterThanOrEqualToThreshold",
+        TreatMissingData: "notBreaching",
+      });
+    }
+  });
+
+  it("alarm on rejected files and failed maintenance steps, from the functions' EMF metrics", () => {
+    for (const [metric, operation] of [
+      ["RejectedObjects", "INGEST"],
+      ["MaintenanceFailures", "MAINTENANCE"],
+    ]) {
+      template.hasResourceProperties("AWS::CloudWatch::Alarm", {
+        Namespace: "Silt",
+        MetricName: metric,
+        Dimensions: [{ Name: "Operation", Value: operation }],
+        Statistic: "Sum",
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: "GreaterThanOrEqualToThreshold",
+        TreatMissingData: "notBreaching",
+      });
+    }
+    // Errors of every function, API 5xx, two dead-letter queues, two EMF metrics.
+    expect(ofType("AWS::CloudWatch::Alarm")).toHaveLength(ALL_FUNCTIONS.length + 5);
+  });
+});
+
+describe("ingestion pipeline", () => {
+  const queue = (q: { node: { defaultChild?: unknown } }) => props(logicalId(q));
+
+  it("sends the bucket's events to EventBridge without a custom resource", () => {
+    expect(props(logicalId(stack.bucket)).NotificationConfiguration).toEqual({
+      EventBridgeConfiguration: { EventBridgeEnabled: true },
+    });
+    expect(
+      Object.keys(resources).filter((id) => resources[id]!.Type.startsWith("Custom::")),
+    ).toEqual([]);
+  });
+
+  it("routes Object Created events under ingest/ of this bucket to the enqueue function", () => {
+    const rules = ofType("AWS::Events::Rule").filter(([, r]) => r.Properties.EventPattern);
+    expect(rules).toHaveLength(1);
+    const [[ruleId, rule]] = rules;
+    expect(rule.Properties.EventPattern).toEqual({
+      source: ["aws.s3"],
+      "detail-type": ["Object Created"],
+      detail: {
+        bucket: { name: [{ Ref: logicalId(stack.bucket) }] },
+        object: { key: [{ prefix: "ingest/" }] },
+      },
+    });
+    const targets = rule.Properties.Targets as Json[];
+    expect(targets).toHaveLength(1);
+    expect(refTarget(targets[0]!.Arn)).toBe(logicalId(stack.pipelineFunctions["ingest-enqueue"]));
+    // Undeliverable events are kept, not dropped.
+    expect(refTarget((targets[0]!.DeadLetterConfig as Json).Arn)).toBe(
+      logicalId(stack.ingestEventsDeadLetterQueue),
+    );
+    expect(targets[0]!.RetryPolicy).toEqual({
+      MaximumEventAgeInSeconds: 86400,
+      MaximumRetryAttempts: 185,
+    });
+    const invoke = ofType("AWS::Lambda::Permission").filter(
+      ([, p]) => refTarget(p.Properties.SourceArn) === ruleId,
+    );
+    expect(
+      invoke.map(([, p]) => [p.Properties.Principal, refTarget(p.Properties.FunctionName)]),
+    ).toEqual([["events.amazonaws.com", logicalId(stack.pipelineFunctions["ingest-enqueue"])]]);
+    // After Lambda's own retries, a failed enqueue lands in the same dead-letter queue.
+    expect(
+      refTarget(
+        (props(logicalId(stack.pipelineFunctions["ingest-enqueue"])).DeadLetterConfig as Json)
+          .TargetArn,
+      ),
+    ).toBe(logicalId(stack.ingestEventsDeadLetterQueue));
+  });
+
+  it("queues events FIFO, deduplicated per table, redriving to a FIFO dead-letter queue after 5 receives", () => {
+    const p = queue(stack.ingestQueue);
+    expect(p).toMatchObject({
+      FifoQueue: true,
+      ContentBasedDeduplication: false,
+      DeduplicationScope: "messageGroup",
+      FifoThroughputLimit: "perMessageGroupId",
+      RedrivePolicy: {
+        deadLetterTargetArn: { "Fn::GetAtt": [logicalId(stack.ingestDeadLetterQueue), "Arn"] },
+        maxReceiveCount: 5,
+      },
+    });
+    // AWS's guidance: at least six times the consuming function's timeout.
+    const ingestTimeout = props(logicalId(stack.pipelineFunctions.ingest)).Timeout as number;
+    expect(p.VisibilityTimeout).toBeGreaterThanOrEqual(6 * ingestTimeout);
+    expect(queue(stack.ingestDeadLetterQueue)).toMatchObject({
+      FifoQueue: true,
+      MessageRetentionPeriod: 14 * 24 * 3600,
+    });
+    // Named, so the ".fifo" suffix does not depend on the deploy target generating it.
+    expect(p.QueueName).toBe(`${stack.stackName}-ingest.fifo`);
+    expect(queue(stack.ingestDeadLetterQueue).QueueName).toBe(
+      `${stack.stackName}-ingest-dead-letters.fifo`,
+    );
+    expect(queue(stack.rejectedFilesQueue).FifoQueue).toBeUndefined();
+    expect(queue(stack.rejectedFilesQueue).MessageRetentionPeriod).toBe(14 * 24 * 3600);
+  });
+
+  it("encrypts every queue and refuses requests without TLS", () => {
+    const queues = ofType("AWS::SQS::Queue");
+    expect(queues).toHaveLength(4);
+    for (const [id, q] of queues) {
+      expect(q.Properties.SqsManagedSseEnabled, id).toBe(true);
+      const [[, policy]] = ofType("AWS::SQS::QueuePolicy").filter(([, r]) =>
+        (r.Properties.Queues as unknown[]).some((ref) => refTarget(ref) === id),
+      );
+      expect(
+        (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+      ).toContainEqual({
+        Action: "sqs:*",
+        Condition: { Bool: { "aws:SecureTransport": "false" } },
+        Effect: "Deny",
+        Principal: { AWS: "*" },
+        Resource: { "Fn::GetAtt": [id, "Arn"] },
+      });
+    }
+  });
+
+  it("feeds the ingest function batches of 10 with partial batch responses, once its role allows it", () => {
+    const mappings = ofType("AWS::Lambda::EventSourceMapping");
+    expect(mappings).toHaveLength(1);
+    const [[, mapping]] = mappings;
+    expect(mapping.Properties).toEqual({
+      BatchSize: 10,
+      EventSourceArn: { "Fn::GetAtt": [logicalId(stack.ingestQueue), "Arn"] },
+      FunctionName: { Ref: logicalId(stack.pipelineFunctions.ingest) },
+      FunctionResponseTypes: ["ReportBatchItemFailures"],
+    });
+    // Creating the mapping checks the role's SQS permissions, so it must come after the policy.
+    const policyId = ofType("AWS::IAM::Policy").find(([, r]) =>
+      (r.Properties.Roles as unknown[]).some((ref) => refTarget(ref) === roleIdOf("ingest")),
+    )![0];
+    expect(mapping.DependsOn).toContain(policyId);
+  });
+
+  it("outputs the queue URLs", () => {
+    const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
+    expect(refTarget(outputs.IngestQueueUrl?.Value)).toBe(logicalId(stack.ingestQueue));
+    expect(refTarget(outputs.IngestDeadLetterQueueUrl?.Value)).toBe(
+      logicalId(stack.ingestDeadLetterQueue),
+    );
+    expect(refTarget(outputs.IngestEventsDeadLetterQueueUrl?.Value)).toBe(
+      logicalId(stack.ingestEventsDeadLetterQueue),
+    );
+    expect(refTarget(outputs.RejectedFilesQueueUrl?.Value)).toBe(
+      logicalId(stack.rejectedFilesQueue),
+    );
+    expect(refTarget(outputs.IdempotencyTableName?.Value)).toBe(logicalId(stack.idempotencyTable));
+  });
+});
+
+describe("maintenance schedule", () => {
+  it("invokes the maintenance function every hour, one run at a time", () => {
+    const rules = ofType("AWS::Events::Rule").filter(([, r]) => r.Properties.ScheduleExpression);
+    expect(rules).toHaveLength(1);
+    const [[ruleId, rule]] = rules;
+    expect(rule.Properties.ScheduleExpression).toBe("rate(1 hour)");
+    const targets = rule.Properties.Targets as Json[];
+    expect(targets.map((t) => refTarget(t.Arn))).toEqual([
+      logicalId(stack.pipelineFunctions.maintenance),
+    ]);
+    const invoke = ofType("AWS::Lambda::Permission").filter(
+      ([, p]) => refTarget(p.Properties.SourceArn) === ruleId,
+    );
+    expect(invoke.map(([, p]) => p.Properties.Principal)).toEqual(["events.amazonaws.com"]);
+    expect(props(logicalId(stack.pipelineFunctions.maintenance)).ReservedConcurrentExecutions).toBe(
+      1,
+    );
   });
 });
 
@@ -750,14 +1099,18 @@ describe("cdk-nag AwsSolutions", () => {
     expect(rows.filter((r) => r[2] === "Non-Compliant")).toEqual([]);
     const suppressed = rows.filter((r) => r[2] === "Suppressed");
     expect(new Set(suppressed.map((r) => r[0]))).toEqual(
-      new Set(["AwsSolutions-L1", "AwsSolutions-IAM5"]),
+      new Set(["AwsSolutions-L1", "AwsSolutions-IAM5", "AwsSolutions-SQS3"]),
     );
+    // SQS3 (no dead-letter queue of its own) only on the rejected-files queue, itself a sink.
+    expect(
+      new Set(suppressed.filter((r) => r[0] === "AwsSolutions-SQS3").map((r) => r[1])),
+    ).toEqual(new Set([stack.rejectedFilesQueue.node.defaultChild?.node.path]));
     for (const r of suppressed) expect(r[3].length, `${r[0]} ${r[1]}`).toBeGreaterThan(40);
-    // IAM5 is suppressed only for the tables/ object patterns (and the ingest/ inputs MERGE
-    // reads), finding by finding.
+    // IAM5 is suppressed only for the tables/ object patterns (and the ingest/ inputs MERGE and
+    // ingestion read, the rejected-file records, the maintenance cursor), finding by finding.
     for (const r of suppressed.filter((r) => r[0] === "AwsSolutions-IAM5")) {
       expect(r[3]).toMatch(
-        /^\[Resource::<DataBucket\w+\.Arn>\/(tables\/\*(\/_delta_log\/\*)?|ingest\/\*)\] /,
+        /^\[Resource::<DataBucket\w+\.Arn>\/(tables\/\*(\/_delta_log\/\*)?|ingest\/\*|_ingest_rejected\/\*|_maintenance\/\*)\] /,
       );
     }
   });
@@ -774,14 +1127,14 @@ describe("cdk-nag AwsSolutions", () => {
 });
 
 describe("bundled code in the cloud assembly", () => {
-  const assetDir = (op: Operation): string => {
-    const code = props(logicalId(stack.functions[op])).Code as { S3Key: string };
+  const assetDir = (op: AnyFunction): string => {
+    const code = props(logicalId(fnOf(op))).Code as { S3Key: string };
     return join(outdir, `asset.${code.S3Key.replace(/\.zip$/, "")}`);
   };
 
   it("holds each function's ESM bundle with parquet-wasm's .wasm next to it", () => {
     const wasmSize = statSync(WASM_SOURCE).size;
-    for (const op of OPERATIONS) {
+    for (const op of ALL_FUNCTIONS) {
       const dir = assetDir(op);
       expect(readdirSync(dir).sort(), op).toEqual([
         "index.mjs",
@@ -793,7 +1146,7 @@ describe("bundled code in the cloud assembly", () => {
   });
 
   it("bundles the AWS SDK and leaves no CommonJS require() shim that ESM would break on", () => {
-    for (const op of OPERATIONS) {
+    for (const op of ALL_FUNCTIONS) {
       const code = readFileSync(join(assetDir(op), "index.mjs"), "utf8");
       // esbuild's shim for require() inside an ES module throws "Dynamic require of ... is not
       // supported" at run time; if a CommonJS dependency ever needs it, give the bundle a
@@ -828,6 +1181,7 @@ describe("bundled code in the cloud assembly", () => {
         SILT_BUCKET: "bundle-smoke",
         SILT_COMMITS_TABLE: "commits",
         SILT_CATALOG_TABLE: "catalog",
+        SILT_AUTH: "iam",
         NODE_OPTIONS: "--enable-source-maps",
         SMOKE_EVENT: JSON.stringify(healthEvent()),
         SMOKE_BUNDLES: JSON.stringify(bundles),
@@ -838,6 +1192,56 @@ describe("bundled code in the cloud assembly", () => {
       expect(responses[op]?.statusCode, op).toBe(200);
       expect(JSON.parse(responses[op].body), op).toEqual({ status: "ok" });
     }
+  });
+
+  it("loads the ingestion and maintenance bundles in plain Node; ingest answers an empty batch with an EMF line", () => {
+    const script = `
+      const load = async (name) => (await import(JSON.parse(process.env.SMOKE_BUNDLES)[name])).handler;
+      const context = { awsRequestId: "smoke-1", getRemainingTimeInMillis: () => 60000 };
+      const out = {
+        enqueue: await (await load("ingest-enqueue"))(JSON.parse(process.env.SMOKE_EVENT), context),
+        ingest: await (await load("ingest"))({ Records: [] }, context),
+        maintenance: typeof (await load("maintenance")),
+      };
+      process.stdout.write("RESULT " + JSON.stringify(out) + "\\n");
+    `;
+    const bundles = Object.fromEntries(
+      PIPELINE.map((op) => [op, pathToFileURL(join(assetDir(op), "index.mjs")).href]),
+    );
+    // A folder marker: the enqueue function drops it without calling SQS.
+    const event = {
+      "detail-type": "Object Created",
+      source: "aws.s3",
+      detail: { bucket: { name: "bundle-smoke" }, object: { key: "ingest/c/s/t/" } },
+    };
+    const stdout = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      encoding: "utf8",
+      env: {
+        PATH: process.env.PATH,
+        AWS_REGION: "us-east-1",
+        SILT_BUCKET: "bundle-smoke",
+        SILT_COMMITS_TABLE: "commits",
+        SILT_CATALOG_TABLE: "catalog",
+        SILT_INGEST_QUEUE_URL: "https://sqs.us-east-1.amazonaws.com/123456789012/smoke.fifo",
+        NODE_OPTIONS: "--enable-source-maps",
+        SMOKE_EVENT: JSON.stringify(event),
+        SMOKE_BUNDLES: JSON.stringify(bundles),
+      },
+    });
+    const lines = stdout.trim().split("\n");
+    const result = JSON.parse(lines.find((l) => l.startsWith("RESULT "))!.slice(7));
+    expect(result).toEqual({ ingest: { batchItemFailures: [] }, maintenance: "function" });
+    const emf = lines
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as Json)
+      .find((l) => l.message === "ingest batch done");
+    expect(emf).toMatchObject({
+      requestId: "smoke-1",
+      Operation: "INGEST",
+      IngestedObjects: 0,
+      RejectedObjects: 0,
+      _aws: { CloudWatchMetrics: [{ Namespace: "Silt", Dimensions: [["Operation"]] }] },
+    });
   });
 });
 
@@ -872,19 +1276,26 @@ describe("stack options", () => {
       },
     });
     const routes = Object.values(t.findResources("AWS::ApiGatewayV2::Route"));
-    expect(routes).toHaveLength(25);
+    expect(routes).toHaveLength(28);
+    // Requests then run as the token's subject.
+    const modes = Object.values(t.findResources("AWS::Lambda::Function")).flatMap(
+      (fn) => fn.Properties.Environment?.Variables?.SILT_AUTH ?? [],
+    );
+    expect(modes).toEqual(OPERATIONS.map(() => "jwt"));
     for (const route of routes) {
       expect(route.Properties.AuthorizationType).toBe("JWT");
       expect(route.Properties.AuthorizerId).toEqual({ Ref: authorizerId });
     }
-    for (const table of Object.values(t.findResources("AWS::DynamoDB::GlobalTable"))) {
-      expect(table.Properties.Replicas[0].DeletionProtectionEnabled).toBe(false);
-      expect(table.Properties.Replicas[0].PointInTimeRecoverySpecification).toEqual({
+    const dynamoTables = Object.values(t.findResources("AWS::DynamoDB::Table"));
+    expect(dynamoTables).toHaveLength(3);
+    for (const table of dynamoTables) {
+      expect(table.Properties.DeletionProtectionEnabled).toBe(false);
+      expect(table.Properties.PointInTimeRecoverySpecification).toEqual({
         PointInTimeRecoveryEnabled: true,
       });
     }
     const alarms = Object.values(t.findResources("AWS::CloudWatch::Alarm"));
-    expect(alarms).toHaveLength(OPERATIONS.length + 1);
+    expect(alarms).toHaveLength(ALL_FUNCTIONS.length + 5);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([topic]);
     const [stage] = Object.values(t.findResources("AWS::ApiGatewayV2::Stage"));
     const format = JSON.parse(stage.Properties.AccessLogSettings.Format) as Json;
@@ -893,17 +1304,32 @@ describe("stack options", () => {
     expect(Annotations.fromStack(s).findError("*", match)).toEqual([]);
   });
 
-  it("scopes S3 permissions under a storage prefix", () => {
+  it("scopes S3 permissions and the ingestion rule under a storage prefix", () => {
     const { template: t } = variant({ "silt:storagePrefix": "silt/" });
     const resourcesText = JSON.stringify(t.findResources("AWS::IAM::Policy"));
     expect(resourcesText).toContain('"/silt/tables/*"');
     expect(resourcesText).not.toContain('"/tables/*"');
     expect(resourcesText).toContain('"/silt/ingest/*"');
     expect(resourcesText).not.toContain('"/ingest/*"');
+    expect(resourcesText).toContain('"/silt/_maintenance/*"');
+    expect(resourcesText).toContain('"/silt/_ingest_rejected/*"');
+    const rules = Object.values(t.findResources("AWS::Events::Rule"));
+    const ingestRule = rules.find((r) => r.Properties.EventPattern !== undefined);
+    expect(ingestRule?.Properties.EventPattern.detail.object).toEqual({
+      key: [{ prefix: "silt/ingest/" }],
+    });
     const fns = Object.values(t.findResources("AWS::Lambda::Function"));
     for (const fn of fns) {
       expect(fn.Properties.Environment.Variables.SILT_STORAGE_PREFIX).toBe("silt/");
     }
+  });
+
+  it("runs maintenance on the schedule given", () => {
+    const { template: t } = variant({ "silt:maintenanceSchedule": "cron(0 3 * * ? *)" });
+    const schedules = Object.values(t.findResources("AWS::Events::Rule"))
+      .map((r) => r.Properties.ScheduleExpression)
+      .filter((e) => e !== undefined);
+    expect(schedules).toEqual(["cron(0 3 * * ? *)"]);
   });
 
   it("rejects half a JWT configuration and a prefix without a trailing slash", () => {

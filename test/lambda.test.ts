@@ -2,14 +2,20 @@
  * The Lambda adapters: each function answers API Gateway (HTTP API, payload v2) events for its
  * own operation, against S3 and DynamoDB reached through the same SDK clients a deployment uses
  * (here pointed at the emulators by AWS_ENDPOINT_URL_*), and 404s the routes of the others.
+ * With SILT_AUTH=iam each request runs as the caller its IAM authorizer context names, and bad
+ * input of every kind is refused with its error, committing nothing.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import type { Operation } from "../lib/api/app.ts";
+import { MAX_BODY_BYTES } from "../lib/api/http.ts";
 import { ensureCatalogTable } from "../lib/catalog/catalog-store.ts";
 import { ensureCommitTable } from "../lib/commit/arbiter.ts";
+import { httpHandler } from "../lib/runtime/lambda.ts";
 import { type DynamoHandle, startDynamo } from "./helpers/dynamo-emulator.ts";
 import { type S3TestEndpoint, startS3Emulator } from "./helpers/s3-emulator.ts";
 
-function event(method: string, path: string, body?: unknown, query = "") {
+/** A payload v2 event; `principal` adds the IAM authorizer context API Gateway would. */
+function event(method: string, path: string, body?: unknown, query = "", principal?: string) {
   return {
     version: "2.0",
     routeKey: "$default",
@@ -27,6 +33,7 @@ function event(method: string, path: string, body?: unknown, query = "") {
       stage: "$default",
       time: "29/Nov/2026:00:00:00 +0000",
       timeEpoch: 0,
+      ...(principal === undefined ? {} : { authorizer: { iam: { userArn: principal } } }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
     isBase64Encoded: false,
@@ -34,6 +41,9 @@ function event(method: string, path: string, body?: unknown, query = "") {
 }
 
 type Handler = (e: ReturnType<typeof event>) => Promise<{ statusCode: number; body: string }>;
+
+const ALICE = "arn:aws:iam::123456789012:user/alice";
+const BOB = "arn:aws:iam::123456789012:user/bob";
 
 describe("Lambda handlers", () => {
   let s3: S3TestEndpoint;
@@ -53,6 +63,7 @@ describe("Lambda handlers", () => {
       SILT_STORAGE_PREFIX: s3.prefix,
       SILT_COMMITS_TABLE: commits,
       SILT_CATALOG_TABLE: catalog,
+      SILT_AUTH: "none",
     });
   });
   afterAll(async () => {
@@ -105,5 +116,137 @@ describe("Lambda handlers", () => {
 
     expect((await drop(event("DELETE", "/api/v1/tables/lam.s.t"))).statusCode).toBe(200);
     expect((await rows(event("GET", "/api/v1/tables/lam.s.t/rows"))).statusCode).toBe(404);
+  });
+
+  describe("with IAM authentication, bad input", () => {
+    // Built once the outer beforeAll has set the environment.
+    let sql: Handler;
+    let insert: Handler;
+    let rows: Handler;
+    const table = "/api/v1/tables/sec.s.t";
+    const run = async (statement: string, principal = ALICE) => {
+      const res = await sql(event("POST", "/api/v1/sql", { statement }, "", principal));
+      expect(res.statusCode, res.body).toBe(200);
+      return JSON.parse(res.body);
+    };
+    /** The table as its owner sees it: every refused request below must leave it so. */
+    const state = async () => ({
+      history: (await run("DESCRIBE HISTORY sec.s.t")).rows.length,
+      rows: (await run("SELECT * FROM sec.s.t ORDER BY id")).rows,
+    });
+    const refused = async (
+      res: { statusCode: number; body: string },
+      status: number,
+      cls: string,
+    ) => {
+      expect(res.statusCode, res.body).toBe(status);
+      expect(JSON.parse(res.body).error_class).toBe(cls);
+      return JSON.parse(res.body).message as string;
+    };
+
+    beforeAll(async () => {
+      const secured = (op: Operation) =>
+        httpHandler(op, { ...process.env, SILT_AUTH: "iam" }) as unknown as Handler;
+      [sql, insert, rows] = [secured("sql"), secured("insert"), secured("rows")];
+      await run("CREATE CATALOG sec");
+      await run("CREATE SCHEMA sec.s");
+      await run("CREATE TABLE sec.s.t (id INT, note STRING) USING DELTA");
+      await run("INSERT INTO sec.s.t VALUES (1, 'top-secret-note')");
+    });
+
+    it("refuses unsigned callers (401) and callers without privileges (403), logging no data", async () => {
+      const before = await state();
+      const written: string[] = [];
+      const spy = vi.spyOn(process.stdout, "write").mockImplementation((chunk) => {
+        written.push(String(chunk));
+        return true;
+      });
+      let messages: string[];
+      try {
+        messages = [
+          await refused(await rows(event("GET", `${table}/rows`)), 401, "UNAUTHENTICATED"),
+          await refused(
+            await insert(event("POST", `${table}/insert`, { rows: [[2, "x"]] })),
+            401,
+            "UNAUTHENTICATED",
+          ),
+          await refused(
+            await rows(event("GET", `${table}/rows`, undefined, "", BOB)),
+            403,
+            "INSUFFICIENT_PERMISSIONS",
+          ),
+          await refused(
+            await insert(event("POST", `${table}/insert`, { rows: [[2, "x"]] }, "", BOB)),
+            403,
+            "INSUFFICIENT_PERMISSIONS",
+          ),
+          await refused(
+            await sql(event("POST", "/api/v1/sql", { statement: "DROP TABLE sec.s.t" }, "", BOB)),
+            403,
+            "INSUFFICIENT_PERMISSIONS",
+          ),
+        ];
+      } finally {
+        spy.mockRestore();
+      }
+      for (const text of [...messages, ...written]) expect(text).not.toContain("top-secret-note");
+      expect(await state()).toEqual(before);
+    });
+
+    it("rejects a body over the Lambda payload limit with 413, pointing to the S3 upload path", async () => {
+      const before = await state();
+      const big = { rows: [[2, "x".repeat(MAX_BODY_BYTES)]] };
+      const message = await refused(
+        await insert(event("POST", `${table}/insert`, big, "", ALICE)),
+        413,
+        "PAYLOAD_TOO_LARGE",
+      );
+      expect(message).toContain("/ingest/<catalog>/<schema>/<table>/");
+      expect(message).toContain('"source": {"parquet": "ingest/..."}');
+      // The same body base64-encoded, as API Gateway sends binary bodies.
+      const encoded = event("POST", `${table}/insert`, undefined, "", ALICE);
+      Object.assign(encoded, {
+        body: Buffer.from(JSON.stringify(big)).toString("base64"),
+        isBase64Encoded: true,
+      });
+      await refused(await insert(encoded), 413, "PAYLOAD_TOO_LARGE");
+      expect(await state()).toEqual(before);
+    });
+
+    it("answers malformed and missing bodies with 400", async () => {
+      const before = await state();
+      const malformed = event("POST", `${table}/insert`, undefined, "", ALICE);
+      Object.assign(malformed, { body: '{"rows": [[2, "x"]' });
+      await refused(await insert(malformed), 400, "MALFORMED_REQUEST");
+      await refused(
+        await insert(event("POST", `${table}/insert`, undefined, "", ALICE)),
+        400,
+        "INVALID_REQUEST",
+      );
+      await refused(
+        await insert(event("POST", `${table}/insert`, { row: [2, "x"] }, "", ALICE)),
+        400,
+        "INVALID_REQUEST",
+      );
+      await refused(
+        await sql(event("POST", "/api/v1/sql", { statement: "INSERT INTO" }, "", ALICE)),
+        400,
+        "PARSE_SYNTAX_ERROR",
+      );
+      expect(await state()).toEqual(before);
+    });
+
+    it("answers unknown routes with 404, and refuses to run without SILT_AUTH", async () => {
+      await refused(
+        await rows(event("GET", "/api/v1/nope", undefined, "", ALICE)),
+        404,
+        "NOT_FOUND",
+      );
+      const { SILT_AUTH: _, ...unset } = process.env;
+      const misconfigured = httpHandler("rows", unset) as unknown as Handler;
+      await expect(
+        misconfigured(event("GET", `${table}/rows`, undefined, "", ALICE)),
+      ).rejects.toThrow("SILT_AUTH must be one of none, iam, jwt");
+    });
   });
 });

@@ -2,11 +2,16 @@
  * The HTTP API (DESIGN §6): one Hono app, served by `silt serve` locally and by the Lambda
  * adapters in functions/. Routes only parse, call an operation and shape the answer; errors
  * become `{error_class, message, sqlstate?}` with their status, never a stack trace.
+ *
+ * Before any route: the request's caller (`c.get("ctx")` is the context its operations run in,
+ * naming that caller), then the body size limit, then Idempotency-Key handling.
  */
 import { randomUUID } from "node:crypto";
 import * as arrow from "apache-arrow";
 import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { type AuthMode, principalOf, unauthenticated } from "../auth/principal.ts";
 import type { SiltContext } from "../context.ts";
 import { arrowToRows } from "../data/json-rows.ts";
 import { sparkTypeName } from "../delta/schema.ts";
@@ -35,6 +40,8 @@ import {
   dropFlags,
   type Env,
   jsonBody,
+  MAX_BODY_BYTES,
+  payloadTooLarge,
   rowsInput,
   wantsArrow,
 } from "./http.ts";
@@ -48,6 +55,7 @@ import {
   optionalStringMap,
   requiredString,
 } from "./request.ts";
+import { registerAuthRoutes } from "./routes-auth.ts";
 import { registerDmlRoutes } from "./routes-dml.ts";
 import { registerMaintenanceRoutes } from "./routes-maintenance.ts";
 import { createOrReplaceRoute, isReplaceRequest, registerReplaceRoutes } from "./routes-replace.ts";
@@ -71,24 +79,31 @@ export const OPERATIONS = [
   "merge",
   "optimize",
   "vacuum",
+  "permissions",
+  "credentials",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
-export function createApp(
-  ctx: SiltContext,
-  opts: { operations?: readonly Operation[] } = {},
-): Hono<Env> {
+export interface AppOptions {
+  operations?: readonly Operation[];
+  /**
+   * How callers are authenticated (lib/auth/principal.ts). "none", the default, runs every request
+   * as `ctx.principal` without privilege checks; "iam" and "jwt" take the caller from the API
+   * Gateway event and check its privileges.
+   */
+  auth?: AuthMode;
+}
+
+export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
   const app = new Hono<Env>();
   const serves = new Set<Operation>(opts.operations ?? OPERATIONS);
+  const auth = opts.auth ?? "none";
 
   app.use(async (c, next) => {
     c.set("requestId", c.req.header("x-request-id") ?? randomUUID());
     await next();
     c.header("x-request-id", c.get("requestId"));
   });
-  if (ctx.idempotency !== undefined) {
-    app.use(idempotencyMiddleware(ctx.idempotency, () => ctx.principal));
-  }
 
   app.onError((err, c) => {
     if (err instanceof SiltError) {
@@ -119,59 +134,98 @@ export function createApp(
     ),
   );
 
+  // Ahead of the middleware below, so it answers without a caller: it reveals nothing.
   app.get("/api/v1/health", (c) => c.json({ status: "ok" }));
 
-  if (serves.has("catalog")) registerCatalogRoutes(app, ctx);
-  if (serves.has("create")) registerCreate(app, ctx);
-  if (serves.has("insert")) registerInsert(app, ctx);
-  if (serves.has("rows")) registerRows(app, ctx);
-  if (serves.has("history")) registerHistory(app, ctx);
-  if (serves.has("detail")) registerDetail(app, ctx);
-  if (serves.has("drop")) registerDrop(app, ctx);
-  if (serves.has("sql")) registerSql(app, ctx);
-  registerReplaceRoutes(app, ctx, serves);
-  registerDmlRoutes(app, ctx, serves);
-  registerMaintenanceRoutes(app, ctx, serves);
+  // The caller before anything else: an unauthenticated request is refused unread.
+  app.use(async (c, next) => {
+    c.set("ctx", callerContext(ctx, auth, c.env?.event));
+    await next();
+  });
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => {
+        throw payloadTooLarge(c.get("ctx"));
+      },
+    }),
+  );
+  // Ahead of Idempotency-Key handling: neither commits anything, and vended credentials are
+  // secrets that no idempotency record may keep for replay.
+  registerAuthRoutes(app, serves);
+  if (ctx.idempotency !== undefined) {
+    app.use(idempotencyMiddleware(ctx.idempotency, (c) => c.get("ctx").principal));
+  }
+
+  if (serves.has("catalog")) registerCatalogRoutes(app);
+  if (serves.has("create")) registerCreate(app);
+  if (serves.has("insert")) registerInsert(app);
+  if (serves.has("rows")) registerRows(app);
+  if (serves.has("history")) registerHistory(app);
+  if (serves.has("detail")) registerDetail(app);
+  if (serves.has("drop")) registerDrop(app);
+  if (serves.has("sql")) registerSql(app);
+  registerReplaceRoutes(app, serves);
+  registerDmlRoutes(app, serves);
+  registerMaintenanceRoutes(app, serves);
   return app;
 }
 
-function registerCatalogRoutes(app: Hono<Env>, ctx: SiltContext): void {
+/**
+ * The context a request's operations run in. With auth on it names the authenticated caller and
+ * checks its privileges; the process-wide context stays as it is for system callers.
+ */
+function callerContext(ctx: SiltContext, auth: AuthMode, event: unknown): SiltContext {
+  if (auth === "none") return ctx;
+  const principal = principalOf(auth, event);
+  if (principal === undefined) throw unauthenticated(auth);
+  return { ...ctx, principal, enforcePrivileges: true };
+}
+
+function registerCatalogRoutes(app: Hono<Env>): void {
   app.post("/api/v1/catalogs", async (c) => {
     const body = await jsonBody(c);
-    const entry = await createCatalog(ctx, requiredString(body, "name"), {
+    const entry = await createCatalog(c.get("ctx"), requiredString(body, "name"), {
       comment: optionalString(body, "comment"),
       ifNotExists: optionalBoolean(body, "ifNotExists"),
     });
     return c.json(entry, 201);
   });
-  app.get("/api/v1/catalogs", async (c) => c.json(await listCatalogs(ctx)));
+  app.get("/api/v1/catalogs", async (c) => c.json(await listCatalogs(c.get("ctx"))));
   app.delete("/api/v1/catalogs/:catalog", async (c) =>
-    c.json(await dropCatalog(ctx, c.req.param("catalog"), dropFlags(c))),
+    c.json(await dropCatalog(c.get("ctx"), c.req.param("catalog"), dropFlags(c))),
   );
   app.post("/api/v1/catalogs/:catalog/schemas", async (c) => {
     const body = await jsonBody(c);
-    const entry = await createSchema(ctx, c.req.param("catalog"), requiredString(body, "name"), {
-      comment: optionalString(body, "comment"),
-      ifNotExists: optionalBoolean(body, "ifNotExists"),
-    });
+    const entry = await createSchema(
+      c.get("ctx"),
+      c.req.param("catalog"),
+      requiredString(body, "name"),
+      {
+        comment: optionalString(body, "comment"),
+        ifNotExists: optionalBoolean(body, "ifNotExists"),
+      },
+    );
     return c.json(entry, 201);
   });
   app.get("/api/v1/catalogs/:catalog/schemas", async (c) =>
-    c.json(await listSchemas(ctx, c.req.param("catalog"))),
+    c.json(await listSchemas(c.get("ctx"), c.req.param("catalog"))),
   );
   app.delete("/api/v1/catalogs/:catalog/schemas/:schema", async (c) =>
-    c.json(await dropSchema(ctx, c.req.param("catalog"), c.req.param("schema"), dropFlags(c))),
+    c.json(
+      await dropSchema(c.get("ctx"), c.req.param("catalog"), c.req.param("schema"), dropFlags(c)),
+    ),
   );
   app.get("/api/v1/catalogs/:catalog/schemas/:schema/tables", async (c) =>
-    c.json(await listTables(ctx, c.req.param("catalog"), c.req.param("schema"))),
+    c.json(await listTables(c.get("ctx"), c.req.param("catalog"), c.req.param("schema"))),
   );
 }
 
-function registerCreate(app: Hono<Env>, ctx: SiltContext): void {
+function registerCreate(app: Hono<Env>): void {
   app.post("/api/v1/tables", async (c) => {
     const body = await jsonBody(c);
-    if (isReplaceRequest(body)) return createOrReplaceRoute(ctx, c, body);
-    const result = await createTable(ctx, {
+    if (isReplaceRequest(body)) return createOrReplaceRoute(c, body);
+    const result = await createTable(c.get("ctx"), {
       name: requiredString(body, "name"),
       defaults: defaultsOf(c, body),
       columns: columnsOf(body),
@@ -185,19 +239,19 @@ function registerCreate(app: Hono<Env>, ctx: SiltContext): void {
   });
 }
 
-function registerInsert(app: Hono<Env>, ctx: SiltContext): void {
+function registerInsert(app: Hono<Env>): void {
   app.post("/api/v1/tables/:name/insert", async (c) => {
     const input = await rowsInput(c);
-    const result = await appendRows(ctx, c.req.param("name"), input, {
+    const result = await appendRows(c.get("ctx"), c.req.param("name"), input, {
       defaults: defaultsOf(c, {}),
     });
     return c.json(result);
   });
 }
 
-function registerRows(app: Hono<Env>, ctx: SiltContext): void {
+function registerRows(app: Hono<Env>): void {
   const rows = async (c: Context<Env>, params: Json) => {
-    const result = await scanTable(ctx, c.req.param("name") as string, {
+    const result = await scanTable(c.get("ctx"), c.req.param("name") as string, {
       columns: optionalStringArray(params, "columns"),
       version: optionalInteger(params, "version"),
       timestamp: optionalString(params, "timestamp"),
@@ -220,10 +274,10 @@ function registerRows(app: Hono<Env>, ctx: SiltContext): void {
   app.post("/api/v1/tables/:name/rows", async (c) => rows(c, await jsonBody(c, true)));
 }
 
-function registerHistory(app: Hono<Env>, ctx: SiltContext): void {
+function registerHistory(app: Hono<Env>): void {
   app.get("/api/v1/tables/:name/history", async (c) =>
     c.json(
-      await describeHistory(ctx, c.req.param("name"), {
+      await describeHistory(c.get("ctx"), c.req.param("name"), {
         limit: optionalInteger(c.req.query(), "limit", 1),
         defaults: defaultsOf(c, {}),
       }),
@@ -231,16 +285,18 @@ function registerHistory(app: Hono<Env>, ctx: SiltContext): void {
   );
 }
 
-function registerDetail(app: Hono<Env>, ctx: SiltContext): void {
+function registerDetail(app: Hono<Env>): void {
   app.get("/api/v1/tables/:name/detail", async (c) =>
-    c.json(await describeDetail(ctx, c.req.param("name"), { defaults: defaultsOf(c, {}) })),
+    c.json(
+      await describeDetail(c.get("ctx"), c.req.param("name"), { defaults: defaultsOf(c, {}) }),
+    ),
   );
 }
 
-function registerDrop(app: Hono<Env>, ctx: SiltContext): void {
+function registerDrop(app: Hono<Env>): void {
   app.delete("/api/v1/tables/:name", async (c) =>
     c.json(
-      await dropTable(ctx, c.req.param("name"), {
+      await dropTable(c.get("ctx"), c.req.param("name"), {
         ifExists: optionalBoolean(c.req.query(), "ifExists"),
         defaults: defaultsOf(c, {}),
       }),
@@ -248,11 +304,11 @@ function registerDrop(app: Hono<Env>, ctx: SiltContext): void {
   );
 }
 
-function registerSql(app: Hono<Env>, ctx: SiltContext): void {
+function registerSql(app: Hono<Env>): void {
   app.post("/api/v1/sql", async (c) => {
     const body = await jsonBody(c);
     return c.json(
-      await executeSql(ctx, {
+      await executeSql(c.get("ctx"), {
         statement: requiredString(body, "statement"),
         catalog: optionalString(body, "catalog"),
         schema: optionalString(body, "schema"),

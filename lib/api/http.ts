@@ -4,15 +4,43 @@
  */
 import * as arrow from "apache-arrow";
 import type { Context } from "hono";
-import { badRequest } from "../errors.ts";
+import { locationUri, type SiltContext } from "../context.ts";
+import { badRequest, SiltError } from "../errors.ts";
 import type { ColumnSpec } from "../ops/create-table.ts";
 import type { InputRows } from "../ops/input-rows.ts";
 import { asObject, type Json, optionalBoolean, optionalString, requiredString } from "./request.ts";
 
 export const ARROW_STREAM = "application/vnd.apache.arrow.stream";
 
-/** Hono environment of the app: every request carries an id for logs and error messages. */
-export type Env = { Variables: { requestId: string } };
+/**
+ * Hono environment of the app: every request carries an id for logs and error messages, and the
+ * context its operations run in, whose principal is the request's caller. Under Lambda the
+ * bindings hold the API Gateway event (hono/aws-lambda passes it as `event`).
+ */
+export type Env = {
+  Variables: { requestId: string; ctx: SiltContext };
+  Bindings: { event?: unknown } | undefined;
+};
+
+/**
+ * The largest request body served: Lambda's limit for a synchronous invocation's payload (6 MB),
+ * so a body the local server accepts is one the deployed functions can receive too. (Deployed,
+ * the limit covers the whole event, so a body just under it may still be refused upstream.)
+ */
+export const MAX_BODY_BYTES = 6 * 1024 * 1024;
+
+/** 413 for a body over MAX_BODY_BYTES, pointing to the S3 paths big inputs take instead. */
+export function payloadTooLarge(ctx: SiltContext): SiltError {
+  const ingest = `${locationUri(ctx, "ingest")}/<catalog>/<schema>/<table>/`;
+  return new SiltError(
+    "PAYLOAD_TOO_LARGE",
+    `The request body is larger than ${MAX_BODY_BYTES} bytes (6 MiB), the most a request to ` +
+      `Silt may carry. Upload big inputs to S3 instead: Parquet, CSV or JSON-lines objects ` +
+      `written under ${ingest} are appended to that table, and a MERGE takes its source as ` +
+      `objects under ingest/ ("source": {"parquet": "ingest/..."}).`,
+    413,
+  );
+}
 
 export async function jsonBody(c: Context<Env>, allowEmpty = false): Promise<Json> {
   const text = await c.req.text();

@@ -31,7 +31,7 @@ import {
   ResourceNotFoundException,
   UpdateItemCommand,
 } from "@aws-sdk/client-dynamodb";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { badRequest, conflict, internal, SiltError } from "../errors.ts";
 import type { Env } from "./http.ts";
 
@@ -128,10 +128,13 @@ export class IdempotencyStore {
   }
 }
 
-/** Hono middleware applying the store to POST and DELETE requests that carry the header. */
+/**
+ * Hono middleware applying the store to POST and DELETE requests that carry the header;
+ * `principal` names the request's caller, so two callers' keys never meet.
+ */
 export function idempotencyMiddleware(
   store: IdempotencyStore,
-  principal: () => string,
+  principal: (c: Context<Env>) => string,
 ): MiddlewareHandler<Env> {
   return async (c, next) => {
     const method = c.req.method;
@@ -147,7 +150,7 @@ export function idempotencyMiddleware(
     const url = new URL(c.req.url);
     const body = new Uint8Array(await c.req.raw.clone().arrayBuffer());
     const fingerprint = requestFingerprint(method, url.pathname, url.search, body);
-    const key = scopedKey(principal(), method, url.pathname, callerKey);
+    const key = scopedKey(principal(c), method, url.pathname, callerKey);
 
     const claim = await store.claim(key, fingerprint);
     switch (claim.kind) {

@@ -10,9 +10,11 @@
  *    from its values: BIGINT for integers, DOUBLE for other numbers, BOOLEAN, else STRING.
  * 3. Object keys are relative to the storage root and must lie under `ingest/`, the one prefix
  *    the merge function may read besides the tables (a table's own files are read only through
- *    the table).
+ *    the table). An object in a table's ingest folder, `ingest/<catalog>/<schema>/<table>/…`, is
+ *    data on its way into that table, so reading it takes SELECT on that table.
  */
 import * as arrow from "apache-arrow";
+import { authorizeTable } from "../auth/authorize.ts";
 import { splitNameParts } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import { rowsToArrow } from "../data/json-rows.ts";
@@ -280,6 +282,10 @@ async function ingestObject(ctx: SiltContext, key: string): Promise<Uint8Array> 
       "INVALID_REQUEST",
       `Source object keys must lie under '${INGEST_PREFIX}' in the bucket (got ${JSON.stringify(key)}).`,
     );
+  }
+  const [catalog, schema, table, ...file] = key.slice(INGEST_PREFIX.length).split("/");
+  if (file.length > 0 && ctx.enforcePrivileges) {
+    await authorizeTable(ctx, { catalog, schema, table }, "read");
   }
   try {
     return await ctx.store.get(key);

@@ -11,7 +11,6 @@
  * builder's whenMatchedUpdate(…).whenMatchedDelete(…) chain does.
  */
 import type { Hono } from "hono";
-import type { SiltContext } from "../context.ts";
 import { badRequest } from "../errors.ts";
 import type { Assignment, Expr, MergeClause, Name } from "../expr/ast.ts";
 import { deleteRows } from "../ops/delete.ts";
@@ -32,13 +31,10 @@ import {
   requiredString,
 } from "./request.ts";
 
-export function registerDmlRoutes(
-  app: Hono<Env>,
-  ctx: SiltContext,
-  serves: ReadonlySet<Operation>,
-): void {
+export function registerDmlRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>): void {
   if (serves.has("update")) {
     app.post("/api/v1/tables/:name/update", async (c) => {
+      const ctx = c.get("ctx");
       const body = await jsonBody(c);
       const set = asObject(body.set, "field 'set'");
       if (Object.keys(set).length === 0) {
@@ -59,6 +55,7 @@ export function registerDmlRoutes(
   }
   if (serves.has("delete")) {
     app.post("/api/v1/tables/:name/delete", async (c) => {
+      const ctx = c.get("ctx");
       const body = await jsonBody(c, true);
       return c.json(
         await deleteRows(ctx, c.req.param("name"), {
@@ -70,6 +67,7 @@ export function registerDmlRoutes(
   }
   if (serves.has("merge")) {
     app.post("/api/v1/tables/:name/merge", async (c) => {
+      const ctx = c.get("ctx");
       const body = await jsonBody(c);
       const name = c.req.param("name");
       const defaults = defaultsOf(c, body);

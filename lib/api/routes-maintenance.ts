@@ -8,7 +8,6 @@
  * `spark.databricks.delta.retentionDurationCheck.enabled` as the SQL endpoint's `conf` does.
  */
 import type { Hono } from "hono";
-import type { SiltContext } from "../context.ts";
 import { badRequest } from "../errors.ts";
 import { optimizeTable } from "../ops/optimize.ts";
 import { vacuumTable } from "../ops/vacuum.ts";
@@ -24,13 +23,10 @@ import {
   optionalStringMap,
 } from "./request.ts";
 
-export function registerMaintenanceRoutes(
-  app: Hono<Env>,
-  ctx: SiltContext,
-  serves: ReadonlySet<Operation>,
-): void {
+export function registerMaintenanceRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>): void {
   if (serves.has("optimize")) {
     app.post("/api/v1/tables/:name/optimize", async (c) => {
+      const ctx = c.get("ctx");
       const body = await jsonBody(c, true);
       const where = optionalString(body, "where");
       const result = await optimizeTable(ctx, c.req.param("name"), {
@@ -51,6 +47,7 @@ export function registerMaintenanceRoutes(
   }
   if (serves.has("vacuum")) {
     app.post("/api/v1/tables/:name/vacuum", async (c) => {
+      const ctx = c.get("ctx");
       const body = await jsonBody(c, true);
       const mode = optionalString(body, "mode")?.toLowerCase();
       if (mode !== undefined && mode !== "lite" && mode !== "full") {

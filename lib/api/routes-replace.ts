@@ -12,7 +12,6 @@
  * travel as query parameters.
  */
 import type { Context, Hono } from "hono";
-import type { SiltContext } from "../context.ts";
 import { badRequest } from "../errors.ts";
 import type { InputRows } from "../ops/input-rows.ts";
 import { overwriteRows } from "../ops/overwrite.ts";
@@ -35,15 +34,11 @@ import {
   requiredString,
 } from "./request.ts";
 
-export function registerReplaceRoutes(
-  app: Hono<Env>,
-  ctx: SiltContext,
-  serves: ReadonlySet<Operation>,
-): void {
+export function registerReplaceRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>): void {
   if (serves.has("overwrite")) {
     app.post("/api/v1/tables/:name/overwrite", async (c) => {
       const { input, params } = await writeRequest(c);
-      const result = await overwriteRows(ctx, c.req.param("name"), input, {
+      const result = await overwriteRows(c.get("ctx"), c.req.param("name"), input, {
         defaults: defaultsOf(c, params),
         dynamicPartitionOverwrite: optionalBoolean(params, "dynamicPartitionOverwrite"),
       });
@@ -54,12 +49,18 @@ export function registerReplaceRoutes(
     app.post("/api/v1/tables/:name/replace-where", async (c) => {
       const { input, params } = await writeRequest(c);
       const text = requiredString(params, "predicate");
-      const result = await replaceWhere(ctx, c.req.param("name"), parseExpression(text), input, {
-        defaults: defaultsOf(c, params),
-        // Recorded as given, as Spark records a replaceWhere option.
-        predicateText: text,
-        dynamicPartitionOverwrite: optionalBoolean(params, "dynamicPartitionOverwrite"),
-      });
+      const result = await replaceWhere(
+        c.get("ctx"),
+        c.req.param("name"),
+        parseExpression(text),
+        input,
+        {
+          defaults: defaultsOf(c, params),
+          // Recorded as given, as Spark records a replaceWhere option.
+          predicateText: text,
+          dynamicPartitionOverwrite: optionalBoolean(params, "dynamicPartitionOverwrite"),
+        },
+      );
       return c.json(writeAnswer(result));
     });
   }
@@ -67,7 +68,7 @@ export function registerReplaceRoutes(
     app.post("/api/v1/tables/:name/replace-using", async (c) => {
       const { input, params } = await writeRequest(c);
       const on = optionalString(params, "on");
-      const result = await replaceUsing(ctx, c.req.param("name"), input, {
+      const result = await replaceUsing(c.get("ctx"), c.req.param("name"), input, {
         defaults: defaultsOf(c, params),
         using: optionalStringArray(params, "columns"),
         on:
@@ -88,7 +89,7 @@ export function registerReplaceRoutes(
   if (serves.has("restore")) {
     app.post("/api/v1/tables/:name/restore", async (c) => {
       const body = await jsonBody(c);
-      const result = await restoreTable(ctx, c.req.param("name"), {
+      const result = await restoreTable(c.get("ctx"), c.req.param("name"), {
         version: optionalInteger(body, "version"),
         timestamp: optionalTimestamp(body),
         defaults: defaultsOf(c, body),
@@ -104,7 +105,8 @@ export function isReplaceRequest(body: Json): boolean {
 }
 
 /** CTAS / CREATE OR REPLACE / REPLACE through POST /api/v1/tables. */
-export async function createOrReplaceRoute(ctx: SiltContext, c: Context<Env>, body: Json) {
+export async function createOrReplaceRoute(c: Context<Env>, body: Json) {
+  const ctx = c.get("ctx");
   const mode = (optionalString(body, "mode") ?? "create") as CreationMode;
   if (!["create", "createOrReplace", "replace"].includes(mode)) {
     throw badRequest(

@@ -640,6 +640,35 @@ export class Catalog {
     throw tableNotFound(catalog, schema, table);
   }
 
+  /**
+   * The visible entries along `catalog[.schema[.table]]`, each undefined when it (or a container
+   * of it) does not exist, read in parallel: for callers that decide what a requester may learn
+   * before naming what is missing (lib/auth/authorize.ts).
+   */
+  async lookup(
+    catalogName: string,
+    schemaName?: string,
+    tableName?: string,
+  ): Promise<{ catalog?: CatalogEntry; schema?: SchemaEntry; table?: TableEntry }> {
+    const catalog = normalizeName(catalogName, "catalog");
+    const schema = schemaName === undefined ? undefined : normalizeName(schemaName, "schema");
+    const table = tableName === undefined ? undefined : normalizeName(tableName, "table");
+    const [c, s, t] = await Promise.all([
+      this.get(CATALOG_PK, catalog),
+      schema === undefined ? undefined : this.get(schemaPk(catalog), schema),
+      schema === undefined || table === undefined
+        ? undefined
+        : this.get(tablePk(catalog, schema), table),
+    ]);
+    if (c === undefined || !this.parentVisible(c)) return {};
+    if (s === undefined || !this.parentVisible(s)) return { catalog: toCatalogEntry(c) };
+    return {
+      catalog: toCatalogEntry(c),
+      schema: toSchemaEntry(s),
+      table: t !== undefined && str(t, "state") === "ACTIVE" ? toTableEntry(t) : undefined,
+    };
+  }
+
   /** An ACTIVE table by id. */
   async getTableById(tableId: string): Promise<TableEntry> {
     const entry = await this.findTableById(tableId);

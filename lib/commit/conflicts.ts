@@ -291,7 +291,8 @@ export function rebaseRowTracking(
   return { actions: out, baseHwm: target };
 }
 
-function numRecords(add: AddFile): number | undefined {
+/** The add's `numRecords` statistic, when it has statistics. */
+export function numRecords(add: AddFile): number | undefined {
   if (add.stats == null) return undefined;
   const n = (JSON.parse(add.stats) as { numRecords?: unknown }).numRecords;
   return typeof n === "number" ? n : undefined;

@@ -10,8 +10,9 @@
  * 4. Stage it: put-if-absent `<tableRoot>_delta_log/_staged_commits/<v20>.<txnId>.json`. A crash
  *    after this leaves only an orphan file that no reader looks at (VACUUM's job to remove).
  * 5. Ratify: conditional PutItem of (tableId, v). Exactly one writer wins each version.
- * 6. Won: publish every ratified version up to v in order and return. A crash between 5 and 6 is
- *    finished by the next reader or writer (step 1, or publishUpTo).
+ * 6. Won: publish every ratified version up to v in order, report the commit (its log line and
+ *    metrics, commit-report.ts) and return. A crash between 5 and 6 is finished by the next reader
+ *    or writer (step 1, or publishUpTo).
  * 7. Lost: read the winners base+1..latest (staged file, or the published one), check each for
  *    conflicts with Delta's rules (conflicts.ts; a conflict throws, having changed nothing a reader
  *    can see), then rebase: base = latest, ICT above the latest winner's, row ids moved above the
@@ -29,6 +30,7 @@ import {
 import { conflict, internal } from "../errors.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
 import type { CommitArbiter, RatifiedRow } from "./arbiter.ts";
+import { reportCommit } from "./commit-report.ts";
 import {
   CONCURRENCY_SQLSTATE,
   checkConflicts,
@@ -245,6 +247,15 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
       }
       // Checkpoints only cover published versions; this never throws (post-commit.ts).
       if (published) await afterPublishedCommit({ store, tableRoot, version: target, actions });
+      reportCommit({
+        tableName,
+        tableId,
+        operation,
+        version: target,
+        actions,
+        attempts,
+        published,
+      });
       return { version: target, inCommitTimestamp, txnId, attempts, published };
     }
 

@@ -55,6 +55,8 @@ const KNOWN_DELTA_PROPERTIES = new Set([
   "delta.dataSkippingStatsColumns",
   "delta.deletedFileRetentionDuration",
   "delta.enableChangeDataFeed",
+  // Honoured by scheduled maintenance (lib/ops/maintenance-plan.ts), as Delta's log cleanup does.
+  "delta.enableExpiredLogCleanup",
   "delta.enableRowTracking",
   "delta.isolationLevel",
   "delta.logRetentionDuration",
@@ -130,13 +132,7 @@ export function newTableProfile(
       // `delta.feature.*` is an instruction about the protocol, not a stored property.
       continue;
     }
-    if (key.startsWith("delta.") && !KNOWN_DELTA_PROPERTIES.has(key)) {
-      throw badRequest(
-        "DELTA_UNKNOWN_CONFIGURATION",
-        `Unknown configuration was specified: ${rawKey}`,
-        "F0000",
-      );
-    }
+    checkKnownProperty(key, rawKey, value);
     props[key] = value;
   }
 
@@ -181,6 +177,107 @@ export function newTableProfile(
     columnMapping: mappingMode !== "none",
     rowTracking,
   };
+}
+
+/**
+ * Anything under `delta.` must be a property Silt understands, and change data feed must stay off:
+ * Silt writes no change data files, so a table claiming the feed would lie to its readers.
+ */
+function checkKnownProperty(key: string, rawKey: string, value: string): void {
+  if (key.startsWith("delta.") && !KNOWN_DELTA_PROPERTIES.has(key)) {
+    throw badRequest(
+      "DELTA_UNKNOWN_CONFIGURATION",
+      `Unknown configuration was specified: ${rawKey}`,
+      "F0000",
+    );
+  }
+  if (key === "delta.enableChangeDataFeed" && value.toLowerCase() !== "false") {
+    throw badRequest(
+      "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE",
+      "Unable to write this table because it requires writer table feature(s) that are " +
+        "unsupported by Silt: changeDataFeed. Leave 'delta.enableChangeDataFeed' unset or false.",
+      "56038",
+    );
+  }
+}
+
+/**
+ * Properties whose value decides the protocol or the layout of files already written: changing
+ * one would need a protocol upgrade or a rewrite, which ALTER TABLE in Silt does not do.
+ */
+const FIXED_AFTER_CREATE = new Set([
+  "delta.columnMapping.mode",
+  "delta.enableRowTracking",
+  "delta.minReaderVersion",
+  "delta.minWriterVersion",
+]);
+
+/**
+ * The configuration after ALTER TABLE … SET / UNSET TBLPROPERTIES, validated as a create validates
+ * TBLPROPERTIES (reserved keys, the catalog's requirements, unknown `delta.*` keys), plus: keys fixed
+ * at create time keep their value, and unsetting an absent key fails unless `ifExists`.
+ */
+export function alteredConfiguration(
+  tableName: string,
+  current: Record<string, string>,
+  change: { set?: Record<string, string>; unset?: string[]; ifExists?: boolean },
+): Record<string, string> {
+  const next = { ...current };
+  const verb = "alter";
+  for (const [rawKey, value] of Object.entries(change.set ?? {})) {
+    const key = canonicalKey(rawKey);
+    if (RESERVED_PROPERTIES.has(key) && current[key] !== value) {
+      throw badRequest(
+        "INVALID_PARAMETER_VALUE",
+        `Cannot alter table ${tableName}: table property '${key}' is managed by the catalog and cannot be set.`,
+      );
+    }
+    const required = REQUIRED_PROPERTIES[key];
+    if (required !== undefined && value.toLowerCase() !== required) {
+      throw requirementError(verb, tableName, key, required, value);
+    }
+    if (key.startsWith("delta.feature.")) {
+      throw badRequest(
+        "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE",
+        `Cannot alter table ${tableName}: Silt enables table features only when a table is created; '${key}' cannot be set by ALTER TABLE.`,
+        "56038",
+      );
+    }
+    checkKnownProperty(key, rawKey, value);
+    if (FIXED_AFTER_CREATE.has(key) && (current[key] ?? "").toLowerCase() !== value.toLowerCase()) {
+      throw badRequest(
+        "DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE",
+        `Cannot alter table ${tableName}: '${key}' is '${current[key] ?? "unset"}' and can only be chosen when the table is created (use CREATE OR REPLACE TABLE to change it).`,
+      );
+    }
+    next[key] = value;
+  }
+  const missing: string[] = [];
+  for (const rawKey of change.unset ?? []) {
+    const key = canonicalKey(rawKey);
+    if (REQUIRED_PROPERTIES[key] !== undefined || RESERVED_PROPERTIES.has(key)) {
+      throw badRequest(
+        "INVALID_PARAMETER_VALUE",
+        `Cannot alter table ${tableName}: table property '${key}' is required by the catalog and cannot be unset.`,
+      );
+    }
+    if (FIXED_AFTER_CREATE.has(key) && key in current) {
+      throw badRequest(
+        "DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE",
+        `Cannot alter table ${tableName}: '${key}' can only be chosen when the table is created.`,
+      );
+    }
+    if (!(key in next)) missing.push(rawKey);
+    delete next[key];
+  }
+  if (missing.length > 0 && !change.ifExists) {
+    throw badRequest(
+      "UNSET_NONEXISTENT_PROPERTIES",
+      `Attempted to unset non-existent properties [${missing.map((k) => `\`${k}\``).join(", ")}] in table ${tableName}.`,
+      "42K0J",
+    );
+  }
+  return next;
 }
 
 /** Reader 3 / writer 7 with each feature in the list(s) it belongs to. */

@@ -269,4 +269,33 @@ export type Statement =
   /** REORG TABLE t [WHERE partition-predicate] APPLY (PURGE). */
   | { kind: "reorg"; table: Name; where?: Expr; pos: Pos }
   /** SET key = value / SET key (session conf is per request, so SET only echoes). */
-  | { kind: "set"; key?: string; value?: string; pos: Pos };
+  | { kind: "set"; key?: string; value?: string; pos: Pos }
+  /** GRANT privileges ON object TO principal, or REVOKE … FROM principal. */
+  | {
+      kind: "grant";
+      revoke: boolean;
+      /** As written, upper-cased: "SELECT", "USE CATALOG", "ALL PRIVILEGES". */
+      privileges: string[];
+      on: SecurableRef;
+      principal: string;
+      pos: Pos;
+    }
+  /** SHOW GRANTS [principal] ON object. */
+  | { kind: "showGrants"; principal?: string; on: SecurableRef; pos: Pos }
+  /** ALTER TABLE t SET TBLPROPERTIES (…) / UNSET TBLPROPERTIES [IF EXISTS] (…). */
+  | {
+      kind: "alterProperties";
+      table: Name;
+      set?: Record<string, string>;
+      unset?: string[];
+      ifExists: boolean;
+      pos: Pos;
+    }
+  /** SHOW TBLPROPERTIES t [(key)]. */
+  | { kind: "showProperties"; table: Name; key?: string; pos: Pos };
+
+/** The object of GRANT / REVOKE / SHOW GRANTS; a catalog's name may be left to the default. */
+export interface SecurableRef {
+  type: "catalog" | "schema" | "table";
+  name: Name;
+}

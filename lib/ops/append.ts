@@ -28,7 +28,7 @@ export async function appendRows(
   input: InputRows,
   opts: { defaults?: { catalog?: string; schema?: string } } = {},
 ): Promise<AppendResult> {
-  const t = await openTable(ctx, name, { defaults: opts.defaults });
+  const t = await openTable(ctx, name, { defaults: opts.defaults, access: "write" });
   const tableName = displayName(t.name);
   const rowTracking = checkWriteProtocol(t.snapshot.protocol, t.snapshot.metadata);
   const data = toTableRows(input, t.schema, tableName);

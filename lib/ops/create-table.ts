@@ -13,6 +13,7 @@
  *    free again; the staged files it leaves are unreachable and VACUUM's concern.
  */
 import type * as arrow from "apache-arrow";
+import { authorizeCreateTable } from "../auth/authorize.ts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
 import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
@@ -80,6 +81,7 @@ export async function createTable(
   // Validation pass before anything is written; the id is only known after the reservation.
   newTableProfile(tableName, "", properties, { usesTimestampNtz });
 
+  await authorizeCreateTable(ctx, qn.catalog, qn.schema);
   let entry: TableEntry;
   try {
     entry = await ctx.catalog.beginCreateTable(qn.catalog, qn.schema, qn.table, {

@@ -29,7 +29,7 @@ export async function describeDetail(
   name: TableRef,
   opts: { defaults?: { catalog?: string; schema?: string } } = {},
 ): Promise<ResultSet> {
-  const t = await openTable(ctx, name, { defaults: opts.defaults });
+  const t = await openTable(ctx, name, { defaults: opts.defaults, access: "read" });
   const { snapshot, entry } = t;
   let sizeInBytes = 0;
   let numDeletionVectors = 0;

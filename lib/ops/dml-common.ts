@@ -53,7 +53,7 @@ export async function openDmlTarget(
   name: TableRef,
   opts: { defaults?: { catalog?: string; schema?: string }; alias?: string },
 ): Promise<DmlTarget> {
-  const t = await openTable(ctx, name, { defaults: opts.defaults });
+  const t = await openTable(ctx, name, { defaults: opts.defaults, access: "readWrite" });
   const rowTracking = checkWriteProtocol(t.snapshot.protocol, t.snapshot.metadata);
   const tableName = displayName(t.name);
   if (t.snapshot.metadata.configuration["delta.enableDeletionVectors"] !== "true") {

@@ -1,12 +1,15 @@
 /**
- * DROP TABLE for a managed table: the catalog forgets the name and the table's files go.
+ * DROP TABLE for a managed table: the catalog forgets the name and the table's files go. Only
+ * the owner of the table or of its schema or catalog may drop it.
  *
  * 1. Mark the entry DROPPING, so readers stop seeing the table at once and a crash mid-way is
  *    recognisable and resumable.
  * 2. Delete every object under the table's location (data, deletion vectors, the whole log).
- * 3. Remove the catalog entry. Arbiter rows stay: they are keyed by the table id, which is never
- *    reused, and they record the history of what was ratified.
+ * 3. Remove the catalog entry, then the grants on the table. Arbiter rows stay: they are keyed by
+ *    the table id, which is never reused, and they record the history of what was ratified.
  */
+import { authorizeTable } from "../auth/authorize.ts";
+import type { TableEntry } from "../catalog/catalog-store.ts";
 import type { SiltContext } from "../context.ts";
 import { SiltError } from "../errors.ts";
 import { displayName, resolveName, type TableRef } from "./open-table.ts";
@@ -17,9 +20,9 @@ export async function dropTable(
   opts: { ifExists?: boolean; defaults?: { catalog?: string; schema?: string } } = {},
 ): Promise<{ dropped: boolean; deletedObjects: number }> {
   const qn = resolveName(name, opts.defaults);
-  let entry: Awaited<ReturnType<typeof ctx.catalog.getTable>>;
+  let entry: TableEntry;
   try {
-    entry = await ctx.catalog.getTable(qn.catalog, qn.schema, qn.table);
+    entry = await authorizeTable(ctx, qn, "own");
   } catch (err) {
     if (opts.ifExists && err instanceof SiltError && err.status === 404) {
       return { dropped: false, deletedObjects: 0 };
@@ -29,6 +32,7 @@ export async function dropTable(
   const dropping = await ctx.catalog.beginDropTable(entry);
   const deletedObjects = await deletePrefix(ctx, dropping.location);
   await ctx.catalog.finishDropTable(dropping);
+  await ctx.grants.removeAll(entry.tableId);
   ctx.logger.info("table dropped", {
     table: displayName(qn),
     tableId: entry.tableId,

@@ -4,6 +4,7 @@
  * file) and its timestamp is the in-commit timestamp.
  */
 
+import { authorizeTable } from "../auth/authorize.ts";
 import { catalogView } from "../commit/publisher.ts";
 import type { SiltContext } from "../context.ts";
 import { readCommitInfos } from "../delta/snapshot.ts";
@@ -39,7 +40,7 @@ export async function describeHistory(
     );
   }
   const qn = resolveName(name, opts.defaults);
-  const entry = await ctx.catalog.getTable(qn.catalog, qn.schema, qn.table);
+  const entry = await authorizeTable(ctx, qn, "read");
   const view = await catalogView(ctx.arbiter, entry.tableId);
   const entries = await readCommitInfos(ctx.store, entry.location, {
     ratified: view.ratified,

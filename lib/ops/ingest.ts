@@ -143,7 +143,7 @@ async function ingestRound(
   keys: string[],
   result: IngestResult,
 ): Promise<{ fallback: string[] }> {
-  const t = await openTable(ctx, [name.catalog, name.schema, name.table]);
+  const t = await openTable(ctx, [name.catalog, name.schema, name.table], { access: "write" });
   const tableName = displayName(t.name);
   result.version = Math.max(result.version, t.snapshot.version);
   const known = new Set([...result.ingested, ...result.alreadyIngested]);

@@ -1,9 +1,22 @@
 /**
  * Catalogs and schemas: create, list, drop. Dropping with CASCADE removes the tables inside, and
- * their files, as dropping each table would.
+ * their files, as dropping each table would; a dropped object's grants go with it.
+ *
+ * Privileges (lib/auth/authorize.ts): any caller may create a catalog (Unity Catalog asks for
+ * CREATE CATALOG on the metastore, which Silt does not model) and owns what it creates; creating a
+ * schema takes USE CATALOG and CREATE SCHEMA; dropping takes ownership of the object or of its
+ * catalog; lists show only what the caller owns or holds a privilege on.
  */
+import {
+  authorizeCreateSchema,
+  authorizeDrop,
+  visibleCatalogs,
+  visibleSchemas,
+  visibleTables,
+} from "../auth/authorize.ts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
 import type { SiltContext } from "../context.ts";
+import { SiltError } from "../errors.ts";
 import { deletePrefix } from "./drop-table.ts";
 import { isoMicros, type ResultSet } from "./result-set.ts";
 
@@ -22,11 +35,12 @@ export async function createSchema(
   name: string,
   opts: NamespaceOptions = {},
 ) {
+  await authorizeCreateSchema(ctx, catalog);
   return ctx.catalog.createSchema(catalog, name, { owner: ctx.principal, ...opts });
 }
 
 export async function listCatalogs(ctx: SiltContext): Promise<ResultSet> {
-  const catalogs = await ctx.catalog.listCatalogs();
+  const catalogs = await visibleCatalogs(ctx, await ctx.catalog.listCatalogs());
   return {
     columns: [
       { name: "catalog", type: "string" },
@@ -39,7 +53,7 @@ export async function listCatalogs(ctx: SiltContext): Promise<ResultSet> {
 }
 
 export async function listSchemas(ctx: SiltContext, catalog: string): Promise<ResultSet> {
-  const schemas = await ctx.catalog.listSchemas(catalog);
+  const schemas = await visibleSchemas(ctx, catalog, () => ctx.catalog.listSchemas(catalog));
   return {
     columns: [
       { name: "catalog", type: "string" },
@@ -63,7 +77,9 @@ export async function listTables(
   catalog: string,
   schema: string,
 ): Promise<ResultSet> {
-  const tables = await ctx.catalog.listTables(catalog, schema);
+  const tables = await visibleTables(ctx, catalog, schema, () =>
+    ctx.catalog.listTables(catalog, schema),
+  );
   return {
     columns: [
       { name: "catalog", type: "string" },
@@ -89,8 +105,17 @@ export async function dropCatalog(
   name: string,
   opts: { ifExists?: boolean; cascade?: boolean } = {},
 ): Promise<{ droppedTables: number }> {
+  if (!(await mayDrop(ctx, { catalog: name }, opts.ifExists, "CATALOG_NOT_FOUND"))) {
+    return { droppedTables: 0 };
+  }
+  // The ids whose grants go, read before the drop removes them. A schema created in between is
+  // dropped by CASCADE too and its grants stay behind, inert: ids are never reused.
+  const catalog = await ctx.catalog.getCatalog(name).catch(ifMissing(undefined));
+  const schemas = opts.cascade ? await ctx.catalog.listSchemas(name).catch(ifMissing([])) : [];
   const removed = await ctx.catalog.dropCatalog(name, opts);
   await deleteTablesFiles(ctx, removed);
+  await removeGrants(ctx, [...removed.map((t) => t.tableId), ...schemas.map((s) => s.id)]);
+  if (catalog !== undefined) await ctx.grants.removeAll(catalog.id);
   return { droppedTables: removed.length };
 }
 
@@ -100,9 +125,47 @@ export async function dropSchema(
   name: string,
   opts: { ifExists?: boolean; cascade?: boolean } = {},
 ): Promise<{ droppedTables: number }> {
+  // As in Spark, IF EXISTS tolerates a missing schema, not a missing catalog.
+  if (!(await mayDrop(ctx, { catalog, schema: name }, opts.ifExists, "SCHEMA_NOT_FOUND"))) {
+    return { droppedTables: 0 };
+  }
+  const schema = await ctx.catalog.getSchema(catalog, name).catch(ifMissing(undefined));
   const removed = await ctx.catalog.dropSchema(catalog, name, opts);
   await deleteTablesFiles(ctx, removed);
+  await removeGrants(
+    ctx,
+    removed.map((t) => t.tableId),
+  );
+  if (schema !== undefined) await ctx.grants.removeAll(schema.id);
   return { droppedTables: removed.length };
+}
+
+/** The ownership check of a drop; false when the object is missing and IF EXISTS forgives it. */
+async function mayDrop(
+  ctx: SiltContext,
+  name: { catalog: string; schema?: string },
+  ifExists: boolean | undefined,
+  missing: "CATALOG_NOT_FOUND" | "SCHEMA_NOT_FOUND",
+): Promise<boolean> {
+  try {
+    await authorizeDrop(ctx, name);
+    return true;
+  } catch (err) {
+    if (ifExists && err instanceof SiltError && err.errorClass === missing) return false;
+    throw err;
+  }
+}
+
+/** A not-found becomes `value` (the drop then says what IF EXISTS allows); other errors pass. */
+const ifMissing =
+  <T>(value: T) =>
+  (err: unknown): T => {
+    if (err instanceof SiltError && err.status === 404) return value;
+    throw err;
+  };
+
+async function removeGrants(ctx: SiltContext, ids: string[]): Promise<void> {
+  await Promise.all(ids.map((id) => ctx.grants.removeAll(id)));
 }
 
 async function deleteTablesFiles(ctx: SiltContext, tables: TableEntry[]): Promise<void> {

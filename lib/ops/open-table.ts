@@ -1,13 +1,15 @@
 /**
  * Resolves a table name to its catalog entry and a snapshot, the way every operation starts:
  *
- * 1. Look the name up in the catalog (only ACTIVE tables are visible).
+ * 1. Look the name up in the catalog (only ACTIVE tables are visible), checking that the caller
+ *    may use the table as the operation will (lib/auth/authorize.ts).
  * 2. Ask the arbiter for the latest ratified version and the ratified-but-unpublished commits.
  * 3. Publish those commits (cooperative publishing: whoever sees them finishes them), but read
  *    through the catalog's view either way, so a failed publish never hides a ratified commit.
  * 4. Replay the log at the requested version or timestamp, or the latest.
  */
 
+import { authorizeTable, type TableAccess } from "../auth/authorize.ts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
 import type { NameDefaults } from "../catalog/names.ts";
 import { parseQualifiedName, type QualifiedName, qualifyNameParts } from "../catalog/names.ts";
@@ -44,10 +46,11 @@ export function resolveName(name: TableRef, defaults?: NameDefaults): QualifiedN
 export async function openTable(
   ctx: SiltContext,
   name: TableRef,
-  opts: TimeTravel & { defaults?: NameDefaults } = {},
+  opts: TimeTravel & { defaults?: NameDefaults; access?: TableAccess } = {},
 ): Promise<OpenTable> {
   const qn = resolveName(name, opts.defaults);
-  const entry = await ctx.catalog.getTable(qn.catalog, qn.schema, qn.table);
+  // Unsaid means the strictest row access, so a caller that forgets to say fails closed.
+  const entry = await authorizeTable(ctx, qn, opts.access ?? "readWrite");
   const snapshot = await readSnapshot(ctx, entry, opts);
   return describeSnapshot(qn, entry, snapshot);
 }

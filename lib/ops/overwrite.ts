@@ -25,6 +25,7 @@ import {
   newRows,
   openWriteTarget,
   type TargetOptions,
+  WRITE_ACCESS,
   type WriteResult,
 } from "./write-commit.ts";
 import { writeDataFiles } from "./write-files.ts";
@@ -40,7 +41,7 @@ export async function overwriteRows(
   input: InputRows,
   opts: OverwriteOptions = {},
 ): Promise<WriteResult> {
-  const target = await openWriteTarget(ctx, name, opts);
+  const target = await openWriteTarget(ctx, name, WRITE_ACCESS.overwrite, opts);
   const { t } = target;
   const data = newRows(target, input);
   const metadata = t.snapshot.metadata;

@@ -5,8 +5,9 @@
  * 1. Refuse a format other than Delta. CREATE on a taken name stops here (IF NOT EXISTS quietly,
  *    before any query runs); REPLACE of a missing table fails; CREATE OR REPLACE of a missing
  *    table, and CTAS, create it through create-table.ts with the rows in version 0.
- * 2. Replacing: open the latest snapshot L first, then produce the new rows (a query may read
- *    the very table it replaces; a commit landing in between fails ours as a conflict).
+ * 2. Replacing, which takes ownership of the table or of its schema or catalog: open the latest
+ *    snapshot L first, then produce the new rows (a query may read the very table it replaces;
+ *    a commit landing in between fails ours as a conflict).
  * 3. Build the new definition and check it keeps the table's identity, before anything is
  *    written: the same id and location; the catalog's requirements (catalogManaged, deletion
  *    vectors, v2 checkpoints, in-commit timestamps) checked exactly as on CREATE; the column
@@ -18,6 +19,7 @@
  *    new files. Operation `CREATE OR REPLACE TABLE [AS SELECT]` or `REPLACE TABLE [AS SELECT]`
  *    with Spark's parameters; the read set is the whole table.
  */
+import { authorizeCreateTable, findTable } from "../auth/authorize.ts";
 import { tableAlreadyExists, tableNotFound } from "../catalog/catalog-store.ts";
 import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
@@ -31,7 +33,7 @@ import {
 } from "../delta/column-mapping.ts";
 import { serializeSchema } from "../delta/schema.ts";
 import { newTableProfile } from "../delta/table-profile.ts";
-import { badRequest, SiltError } from "../errors.ts";
+import { badRequest } from "../errors.ts";
 import { isolationLevelOf } from "./append.ts";
 import {
   assertDeltaFormat,
@@ -98,14 +100,7 @@ export async function createOrReplaceTable(
   if (req.using !== undefined) assertDeltaFormat(tableName, req.using);
   const asSelect = req.source !== undefined;
   const operation = operationName(req.mode, asSelect);
-  const existing = await ctx.catalog
-    .getTable(qn.catalog, qn.schema, qn.table)
-    .catch((err: unknown) => {
-      if (err instanceof SiltError && err.errorClass === "TABLE_OR_VIEW_NOT_FOUND") {
-        return undefined;
-      }
-      throw err;
-    });
+  const existing = await findTable(ctx, qn);
 
   if (existing !== undefined && req.mode === "create") {
     if (req.ifNotExists) {
@@ -122,6 +117,8 @@ export async function createOrReplaceTable(
   }
   if (existing === undefined) {
     if (req.mode === "replace") throw tableNotFound(qn.catalog, qn.schema, qn.table);
+    // Before the query runs; createTable checks again when it reserves the name.
+    await authorizeCreateTable(ctx, qn.catalog, qn.schema);
     const source = req.source ? await req.source() : undefined;
     const columns = definitionColumns(req, source);
     const data = source ? toTableRows(source.rows, buildSchema(columns), tableName) : undefined;
@@ -148,7 +145,7 @@ export async function createOrReplaceTable(
   }
 
   // Step 2.
-  const t = await openTable(ctx, req.name, { defaults: req.defaults });
+  const t = await openTable(ctx, req.name, { defaults: req.defaults, access: "own" });
   const old = t.snapshot;
   checkWriteProtocol(old.protocol, old.metadata);
   const source = req.source ? await req.source() : undefined;

@@ -52,6 +52,7 @@ import {
   newRows,
   openWriteTarget,
   type TargetOptions,
+  WRITE_ACCESS,
   type WriteResult,
 } from "./write-commit.ts";
 import { writeDataFiles } from "./write-files.ts";
@@ -91,7 +92,7 @@ export async function replaceUsing(
   opts: ReplaceUsingOptions,
 ): Promise<WriteResult> {
   checkCombinations(opts);
-  const target = await openWriteTarget(ctx, name, opts);
+  const target = await openWriteTarget(ctx, name, WRITE_ACCESS.replaceUsing, opts);
   const { t } = target;
   const sourceFields =
     opts.source?.fields ??

@@ -42,6 +42,7 @@ import {
   openWriteTarget,
   physicalPathOf,
   type TargetOptions,
+  WRITE_ACCESS,
   type WriteResult,
 } from "./write-commit.ts";
 import { writeDataFiles } from "./write-files.ts";
@@ -69,7 +70,7 @@ export async function replaceWhere(
       "42613",
     );
   }
-  const target = await openWriteTarget(ctx, name, opts);
+  const target = await openWriteTarget(ctx, name, WRITE_ACCESS.replaceWhere, opts);
   const { t } = target;
   const text = opts.predicateText ?? expressionSql(predicate);
   const typed = analyzePredicate(predicate, tableScope(t));

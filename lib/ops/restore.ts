@@ -63,7 +63,7 @@ export async function restoreTable(
       "RESTORE needs exactly one of a version or a timestamp to restore to.",
     );
   }
-  const t = await openTable(ctx, name, { defaults: req.defaults });
+  const t = await openTable(ctx, name, { defaults: req.defaults, access: "write" });
   const tableName = displayName(t.name);
   const latest = t.snapshot;
   const rowTracking = checkWriteProtocol(latest.protocol, latest.metadata);

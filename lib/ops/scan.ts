@@ -26,7 +26,7 @@ export async function scanTable(
   name: TableRef,
   req: ScanRequest = {},
 ): Promise<ScanResult> {
-  const t = await openTable(ctx, name, req);
+  const t = await openTable(ctx, name, { ...req, access: "read" });
   const { schema, table } = await readSnapshotRows(ctx.store, t.snapshot, {
     columns: req.columns,
     limit: req.limit,

@@ -74,7 +74,7 @@ export async function vacuumTable(
   req: VacuumRequest = {},
 ): Promise<VacuumResult> {
   // Step 1.
-  const t = await openTable(ctx, name, { defaults: req.defaults });
+  const t = await openTable(ctx, name, { defaults: req.defaults, access: "write" });
   checkWriteProtocol(t.snapshot.protocol, t.snapshot.metadata);
   const root = t.entry.location;
   // Step 2.

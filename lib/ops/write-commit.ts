@@ -12,6 +12,7 @@
  *    nothing.
  */
 import type * as arrow from "apache-arrow";
+import type { TableAccess } from "../auth/authorize.ts";
 import type { ReadSet } from "../commit/conflicts.ts";
 import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
@@ -32,16 +33,32 @@ export interface WriteTarget {
 
 export interface TargetOptions {
   defaults?: { catalog?: string; schema?: string };
-  /** The table as the caller already opened it (SQL: before running a query that reads it). */
+  /**
+   * The table as the caller already opened it (SQL: before running a query that reads it), for
+   * the access the operation's WRITE_ACCESS entry names.
+   */
   opened?: OpenTable;
 }
 
+/**
+ * What each overwriting write needs on its target: replacing the rows that match a condition
+ * reads them, as DELETE does, so it takes SELECT with MODIFY; overwriting the whole table or
+ * whole partitions only writes.
+ */
+export const WRITE_ACCESS = {
+  overwrite: "write",
+  replaceWhere: "readWrite",
+  replaceUsing: "readWrite",
+} as const satisfies Record<string, TableAccess>;
+
+/** The target, checked for `access` unless the caller opened it (and checked it) already. */
 export async function openWriteTarget(
   ctx: SiltContext,
   name: TableRef,
+  access: TableAccess,
   opts: TargetOptions = {},
 ): Promise<WriteTarget> {
-  const t = opts.opened ?? (await openTable(ctx, name, { defaults: opts.defaults }));
+  const t = opts.opened ?? (await openTable(ctx, name, { defaults: opts.defaults, access }));
   const rowTracking = checkWriteProtocol(t.snapshot.protocol, t.snapshot.metadata);
   return {
     t,

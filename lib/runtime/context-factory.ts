@@ -4,7 +4,9 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ensureIdempotencyTable, IdempotencyStore } from "../api/idempotency.ts";
+import type { TableCredentialVendor } from "../auth/credentials.ts";
 import { Catalog, ensureCatalogTable } from "../catalog/catalog-store.ts";
+import { GrantStore } from "../catalog/grants.ts";
 import { CommitArbiter, ensureCommitTable } from "../commit/arbiter.ts";
 import type { SiltContext } from "../context.ts";
 import { jsonLogger, type Logger } from "../logger.ts";
@@ -19,7 +21,10 @@ export interface ContextParts {
   /** DynamoDB table of Idempotency-Key records; without it the header is ignored. */
   idempotencyTable?: string;
   logger?: Logger;
+  /** The caller every operation runs as; privileges are not checked (see SiltContext). */
   principal?: string;
+  /** Vends table-scoped read credentials (AWS: STS AssumeRole of the table-access role). */
+  tableCredentials?: TableCredentialVendor;
   clock?: () => number;
   /** Create the DynamoDB tables when absent (local mode and tests; CDK creates them in AWS). */
   ensureTables?: boolean;
@@ -39,9 +44,11 @@ export async function buildContext(parts: ContextParts): Promise<SiltContext> {
     storageRootUri: parts.storageRootUri,
     arbiter: new CommitArbiter({ client: parts.dynamo, tableName: parts.commitsTable, clock }),
     catalog: new Catalog(parts.dynamo, parts.catalogTable, { clock }),
+    grants: new GrantStore(parts.dynamo, parts.catalogTable),
     clock,
     logger: parts.logger ?? jsonLogger(),
     principal: parts.principal ?? "silt",
+    tableCredentials: parts.tableCredentials,
     idempotency:
       parts.idempotencyTable === undefined
         ? undefined

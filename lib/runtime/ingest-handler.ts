@@ -9,24 +9,39 @@
  * 2. Group the keys by table, keeping the batch's order; one message group per table means a batch
  *    normally holds one table, and ingestObjects makes one commit per table.
  * 3. Objects ingestion rejects (bad format, schema mismatch, missing table) are permanent
- *    failures: each is written to the dead-letter sink with the reason and its message is
- *    acknowledged, so a bad file never blocks the files behind it.
+ *    failures: each is written to the dead-letter sinks with the reason (deployed: a message on
+ *    the rejected-files SQS queue and a JSON record under `_ingest_rejected/` in the bucket) and
+ *    its message is acknowledged, so a bad file never blocks the files behind it.
  * 4. Anything else that fails (throttling, network, a race lost too often) is retryable: every
  *    message of that table is returned in `batchItemFailures`, so SQS redelivers only those, and
  *    after maxReceiveCount moves them to the queue's DLQ (whose depth has an alarm). Redelivery is
  *    safe because ingestion skips objects its `txn` records already hold.
+ * 5. One log line per batch, which is also the IngestedObjects / RejectedObjects metric record
+ *    (lib/metrics.ts); each commit is reported on its own by the commit loop.
  */
+import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { createSqsClient } from "../aws-clients.ts";
 import type { QualifiedName } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import { SiltError } from "../errors.ts";
+import { emitMetrics } from "../metrics.ts";
 import { ingestObjects, ingestTarget } from "../ops/ingest.ts";
+import { displayName } from "../ops/open-table.ts";
 import type { ObjectStore } from "../storage/object-store.ts";
+import { type LambdaContextLike, withInvocation } from "./invocation.ts";
 import { contextFromEnv } from "./lambda.ts";
 
+/** One record of the event Lambda's SQS event source delivers (only the first two are read). */
 export interface SqsRecord {
   messageId: string;
   body: string;
+  receiptHandle?: string;
   attributes?: Record<string, string | undefined>;
+  messageAttributes?: Record<string, unknown>;
+  md5OfBody?: string;
+  eventSource?: string;
+  eventSourceARN?: string;
+  awsRegion?: string;
 }
 
 export interface SqsEvent {
@@ -68,6 +83,30 @@ export function storeDeadLetterSink(store: ObjectStore): DeadLetterSink {
   };
 }
 
+/**
+ * Sends each rejected file's record, as JSON, to an SQS queue, where an operator or a consumer
+ * sees why a file was refused. Unlike the ingest queue's own dead-letter queue, which receives
+ * the messages that kept failing, it receives a reason per file.
+ */
+export function sqsDeadLetterSink(client: SQSClient, queueUrl: string): DeadLetterSink {
+  return {
+    async reject(file) {
+      await client.send(
+        new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(file) }),
+      );
+    },
+  };
+}
+
+/** Records each rejection in every sink, in order; the first failure fails the rejection. */
+export function allSinks(...sinks: DeadLetterSink[]): DeadLetterSink {
+  return {
+    async reject(file) {
+      for (const sink of sinks) await sink.reject(file);
+    },
+  };
+}
+
 export async function handleIngestBatch(
   ctx: SiltContext,
   event: SqsEvent,
@@ -77,6 +116,7 @@ export async function handleIngestBatch(
   const failed = new Set<string>();
   const byTable = new Map<string, { name: QualifiedName; keys: string[]; messages: string[] }>();
   const messagesOfKey = new Map<string, string[]>();
+  const counts = { ingested: 0, alreadyIngested: 0, rejected: 0 };
 
   // Step 1.
   for (const record of event.Records) {
@@ -84,7 +124,7 @@ export async function handleIngestBatch(
     try {
       keys = objectKeysOf(record.body);
     } catch (err) {
-      await deadLetter(ctx, opts.deadLetters, failed, {
+      await deadLetter(ctx, opts.deadLetters, failed, counts, {
         key: "(unparseable message)",
         errorClass: "INVALID_INGEST_EVENT",
         message: `Message body is not an S3 object-created event: ${(err as Error).message}`,
@@ -114,13 +154,15 @@ export async function handleIngestBatch(
   }
 
   for (const group of byTable.values()) {
-    const table = `${group.name.catalog}.${group.name.schema}.${group.name.table}`;
+    const table = displayName(group.name);
     try {
       const result = await ingestObjects(ctx, group.name, group.keys);
+      counts.ingested += result.ingested.length;
+      counts.alreadyIngested += result.alreadyIngested.length;
       // Step 3.
       for (const r of result.rejected) {
         for (const messageId of messagesOfKey.get(r.key) ?? []) {
-          await deadLetter(ctx, opts.deadLetters, failed, { ...r, table, messageId });
+          await deadLetter(ctx, opts.deadLetters, failed, counts, { ...r, table, messageId });
         }
       }
     } catch (err) {
@@ -129,7 +171,7 @@ export async function handleIngestBatch(
         // object of it is dead-lettered with that reason rather than retried forever.
         for (const key of new Set(group.keys)) {
           for (const messageId of messagesOfKey.get(key) ?? []) {
-            await deadLetter(ctx, opts.deadLetters, failed, {
+            await deadLetter(ctx, opts.deadLetters, failed, counts, {
               key,
               table,
               errorClass: err.errorClass,
@@ -148,6 +190,18 @@ export async function handleIngestBatch(
       for (const m of group.messages) failed.add(m);
     }
   }
+  // Step 5.
+  emitMetrics(
+    "ingest batch done",
+    "INGEST",
+    { IngestedObjects: counts.ingested, RejectedObjects: counts.rejected },
+    {
+      messages: event.Records.length,
+      tables: [...byTable.values()].map((g) => displayName(g.name)),
+      alreadyIngested: counts.alreadyIngested,
+      retried: failed.size,
+    },
+  );
   return { batchItemFailures: [...failed].map((itemIdentifier) => ({ itemIdentifier })) };
 }
 
@@ -155,11 +209,14 @@ async function deadLetter(
   ctx: SiltContext,
   sink: DeadLetterSink,
   failed: Set<string>,
+  counts: { rejected: number },
   file: Omit<RejectedFile, "rejectedAt">,
 ): Promise<void> {
-  ctx.logger.error("ingest object rejected", { ...file });
+  const { message: reason, ...fields } = file;
+  ctx.logger.error("ingest object rejected", { ...fields, reason });
   try {
     await sink.reject({ ...file, rejectedAt: new Date(ctx.clock()).toISOString() });
+    counts.rejected++;
   } catch (err) {
     // Without its record the rejection would be silent: let SQS redeliver and try again.
     ctx.logger.warn("could not record a rejected object", { error: (err as Error).message });
@@ -167,15 +224,34 @@ async function deadLetter(
   }
 }
 
-/** The Lambda handler (SQS event source with ReportBatchItemFailures), context from the env. */
+/**
+ * The Lambda handler (SQS event source with ReportBatchItemFailures), context from the env. The
+ * ingest function acts as the service principal (SILT_PRINCIPAL), not as a caller: who dropped
+ * the file is decided by who may write under ingest/ in the bucket.
+ */
 export function ingestHandler(env: NodeJS.ProcessEnv = process.env) {
-  return async (event: SqsEvent): Promise<SqsBatchResponse> => {
+  let deadLetters: DeadLetterSink | undefined;
+  return async (event: SqsEvent, lambdaContext?: LambdaContextLike): Promise<SqsBatchResponse> => {
     const ctx = await contextFromEnv(env);
-    return handleIngestBatch(ctx, event, {
-      deadLetters: storeDeadLetterSink(ctx.store),
-      storagePrefix: env.SILT_STORAGE_PREFIX ?? "",
-    });
+    deadLetters ??= deployedSinks(ctx.store, env.SILT_REJECTED_QUEUE_URL || undefined);
+    const sinks = deadLetters;
+    return withInvocation(ctx.logger, lambdaContext, { operation: "INGEST" }, () =>
+      handleIngestBatch(ctx, event, {
+        deadLetters: sinks,
+        storagePrefix: env.SILT_STORAGE_PREFIX ?? "",
+      }),
+    );
   };
+}
+
+/**
+ * The rejected-files queue when the stack configured one (it notifies, and holds the record 14
+ * days), plus the bucket record (it stays until deleted, next to the data it is about).
+ */
+function deployedSinks(store: ObjectStore, rejectedQueueUrl: string | undefined): DeadLetterSink {
+  const bucketRecords = storeDeadLetterSink(store);
+  if (rejectedQueueUrl === undefined) return bucketRecords;
+  return allSinks(sqsDeadLetterSink(createSqsClient(), rejectedQueueUrl), bucketRecords);
 }
 
 /** Object keys of one SQS message body (module comment, step 1). */

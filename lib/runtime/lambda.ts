@@ -1,25 +1,34 @@
 /**
  * The Lambda side of the API: each function serves one operation's routes of the same Hono app
  * the local server runs. SDK clients and the context are built once per container (cold start)
- * from the environment the CDK stack sets.
+ * from the environment the CDK stack sets; each request then runs as its authenticated caller
+ * (SILT_AUTH, lib/auth/principal.ts).
  */
 import type { LambdaEvent } from "hono/aws-lambda";
 import { handle } from "hono/aws-lambda";
 import { createApp, type Operation } from "../api/app.ts";
-import { createDynamoClient, createS3Client } from "../aws-clients.ts";
+import { StsTableCredentials } from "../auth/credentials.ts";
+import { parseAuthMode } from "../auth/principal.ts";
+import { createDynamoClient, createS3Client, createStsClient } from "../aws-clients.ts";
 import type { SiltContext } from "../context.ts";
 import { internal } from "../errors.ts";
 import { jsonLogger } from "../logger.ts";
 import { S3ObjectStore } from "../storage/s3-store.ts";
 import { buildContext } from "./context-factory.ts";
+import { type LambdaContextLike, withInvocation } from "./invocation.ts";
 
 let context: Promise<SiltContext> | undefined;
 
-/** The context for this container, from SILT_BUCKET, SILT_COMMITS_TABLE, SILT_CATALOG_TABLE. */
+/**
+ * The context for this container, from SILT_BUCKET, SILT_COMMITS_TABLE, SILT_CATALOG_TABLE (and
+ * SILT_TABLE_ACCESS_ROLE_ARN where credentials are vended). Its principal is the service's own:
+ * system callers run as it, without privilege checks; HTTP requests derive their own.
+ */
 export function contextFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<SiltContext> {
   context ??= (async () => {
     const bucket = required(env, "SILT_BUCKET");
     const prefix = env.SILT_STORAGE_PREFIX ?? "";
+    const roleArn = env.SILT_TABLE_ACCESS_ROLE_ARN || undefined;
     return buildContext({
       store: new S3ObjectStore({ client: createS3Client(), bucket, prefix }),
       storageRootUri: `s3://${bucket}/${prefix}`,
@@ -30,21 +39,43 @@ export function contextFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<Si
       idempotencyTable: env.SILT_IDEMPOTENCY_TABLE || undefined,
       logger: jsonLogger({ service: "silt", function: env.AWS_LAMBDA_FUNCTION_NAME }),
       principal: env.SILT_PRINCIPAL ?? "silt",
+      tableCredentials:
+        roleArn === undefined
+          ? undefined
+          : new StsTableCredentials({ client: createStsClient(), roleArn, bucket, prefix }),
     });
   })();
   return context;
 }
 
-/** A Lambda handler (API Gateway HTTP API, payload v2) serving one operation's routes. */
-export function httpHandler(operation: Operation) {
+/**
+ * A Lambda handler (API Gateway HTTP API, payload v2) serving one operation's routes, with
+ * callers authenticated as SILT_AUTH says (required: iam, jwt, or none).
+ */
+export function httpHandler(operation: Operation, env: NodeJS.ProcessEnv = process.env) {
   let handler: ReturnType<typeof handle> | undefined;
   return async (event: LambdaEvent, lambdaContext?: unknown) => {
-    handler ??= handle(createApp(await contextFromEnv(), { operations: [operation] }));
-    return handler(event, lambdaContext as never);
+    const ctx = await contextFromEnv(env);
+    handler ??= handle(
+      createApp(ctx, {
+        operations: [operation],
+        auth: parseAuthMode(env.SILT_AUTH),
+      }),
+    );
+    const serve = handler;
+    // The request ids on every log line of the request (API Gateway's is the access log's), and
+    // its commits' metrics (invocation.ts).
+    const apiRequestId = (event.requestContext as { requestId?: string } | undefined)?.requestId;
+    return withInvocation(
+      ctx.logger,
+      lambdaContext as LambdaContextLike | undefined,
+      { operation, apiRequestId },
+      () => serve(event, lambdaContext as never),
+    );
   };
 }
 
-function required(env: NodeJS.ProcessEnv, name: string): string {
+export function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
   if (value === undefined || value === "") {
     throw internal("SILT_MISCONFIGURED", `Environment variable ${name} is not set.`);

@@ -207,7 +207,7 @@ async function describeTable(
   name: string[],
   session: SqlSession,
 ): Promise<SqlResult> {
-  const t = await openTable(ctx, name, { defaults: session.defaults });
+  const t = await openTable(ctx, name, { defaults: session.defaults, access: "read" });
   const rows: unknown[][] = t.schema.fields.map((f) => [
     f.name,
     sparkTypeName(f.type),

@@ -29,7 +29,7 @@ import { createOrReplaceTable } from "../ops/replace-table.ts";
 import { replaceUsing } from "../ops/replace-using.ts";
 import { replaceWhere } from "../ops/replace-where.ts";
 import { restoreTable } from "../ops/restore.ts";
-import type { WriteResult } from "../ops/write-commit.ts";
+import { WRITE_ACCESS, type WriteResult } from "../ops/write-commit.ts";
 import { checkManagedDelta, EMPTY, type SqlResult } from "./execute-ddl.ts";
 import { type Relation, runQuery } from "./query.ts";
 import type { SqlSession } from "./session.ts";
@@ -107,7 +107,13 @@ export async function executeInsertReplace(
   st: InsertStatement,
   session: SqlSession,
 ): Promise<SqlResult> {
-  const t = await openTable(ctx, st.table, { defaults: session.defaults });
+  const replacesRows = st.replaceUsing !== undefined || st.replaceOn !== undefined;
+  const access = replacesRows
+    ? WRITE_ACCESS.replaceUsing
+    : st.replaceWhere !== undefined
+      ? WRITE_ACCESS.replaceWhere
+      : WRITE_ACCESS.overwrite;
+  const t = await openTable(ctx, st.table, { defaults: session.defaults, access });
   const tableName = displayName(t.name);
   const statics = staticPartitions(t, st, session);
   const source = await runQuery(ctx, st.query, session);
@@ -116,7 +122,7 @@ export async function executeInsertReplace(
   const common = { opened: t, defaults: session.defaults, now };
 
   let result: WriteResult;
-  if (st.replaceUsing !== undefined || st.replaceOn !== undefined) {
+  if (replacesRows) {
     result = await replaceUsing(ctx, st.table, rows, {
       ...common,
       using: st.replaceUsing,

@@ -17,7 +17,9 @@ import { appendRows } from "../ops/append.ts";
 import { displayName, openTable } from "../ops/open-table.ts";
 import { EMPTY, executeCreateTable, executeDdl, type SqlResult } from "./execute-ddl.ts";
 import { executeDelete, executeMerge, executeUpdate } from "./execute-dml.ts";
+import { executeGrant, executeShowGrants } from "./execute-grants.ts";
 import { executeOptimize, executeReorg, executeVacuum } from "./execute-maintenance.ts";
+import { executeAlterProperties, executeShowProperties } from "./execute-properties.ts";
 import { executeCreateOrReplace, executeInsertReplace, executeRestore } from "./execute-replace.ts";
 import { parseStatement } from "./parser.ts";
 import { columnValues, type Relation, runQuery } from "./query.ts";
@@ -81,6 +83,14 @@ export async function executeStatement(
       return executeVacuum(ctx, st, session);
     case "reorg":
       return executeReorg(ctx, st, session);
+    case "grant":
+      return executeGrant(ctx, st, session);
+    case "showGrants":
+      return executeShowGrants(ctx, st, session);
+    case "alterProperties":
+      return executeAlterProperties(ctx, st, session);
+    case "showProperties":
+      return executeShowProperties(ctx, st, session);
   }
 }
 
@@ -104,7 +114,7 @@ async function executeInsert(
   if (st.overwrite || st.replaceWhere || st.replaceUsing || st.replaceOn || st.partitionSpec) {
     return executeInsertReplace(ctx, st, session);
   }
-  const t = await openTable(ctx, st.table, { defaults: session.defaults });
+  const t = await openTable(ctx, st.table, { defaults: session.defaults, access: "write" });
   const tableName = displayName(t.name);
   const source = await runQuery(ctx, st.query, session);
   const targetNames = t.schema.fields.map((f) => f.name);

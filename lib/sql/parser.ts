@@ -51,6 +51,7 @@ import type {
   OrderItem,
   Pos,
   Query,
+  SecurableRef,
   SelectItem,
   Statement,
   TimeTravelSpec,
@@ -514,6 +515,12 @@ class Parser {
         return this.vacuum(pos);
       case "REORG":
         return this.reorg(pos);
+      case "ALTER":
+        return this.alter(pos);
+      case "GRANT":
+        return this.grant(pos, false);
+      case "REVOKE":
+        return this.grant(pos, true);
       default:
         throw this.fail(t);
     }
@@ -674,6 +681,36 @@ class Parser {
     return out;
   }
 
+  /** ALTER TABLE t SET TBLPROPERTIES (…) | UNSET TBLPROPERTIES [IF EXISTS] (…). */
+  private alter(pos: Pos): Statement {
+    this.p++;
+    this.expectKw("TABLE");
+    const table = this.multipartName();
+    if (this.acceptKw("SET")) {
+      this.expectKw("TBLPROPERTIES");
+      return { kind: "alterProperties", table, set: this.propertyList(), ifExists: false, pos };
+    }
+    const t = this.peek();
+    if (this.acceptKw("UNSET")) {
+      this.expectKw("TBLPROPERTIES");
+      let ifExists = false;
+      if (this.acceptKw("IF")) {
+        this.expectKw("EXISTS");
+        ifExists = true;
+      }
+      this.expectOp("(");
+      const unset: string[] = [];
+      do {
+        unset.push(
+          this.peek().kind === "string" ? this.stringLiteral() : this.columnName().join("."),
+        );
+      } while (this.acceptOp(","));
+      this.expectOp(")");
+      return { kind: "alterProperties", table, unset, ifExists, pos };
+    }
+    throw this.fail(t);
+  }
+
   /** `('k' = 'v', a.b = true, …)`: keys as written, values as Spark stores them. */
   private propertyList(): Record<string, string> {
     this.expectOp("(");
@@ -782,6 +819,16 @@ class Parser {
 
   private show(pos: Pos): Statement {
     this.p++;
+    if (this.atKw("GRANTS", "GRANT")) return this.showGrants(pos);
+    if (this.acceptKw("TBLPROPERTIES")) {
+      const table = this.multipartName();
+      let key: string | undefined;
+      if (this.acceptOp("(")) {
+        key = this.peek().kind === "string" ? this.stringLiteral() : this.columnName().join(".");
+        this.expectOp(")");
+      }
+      return { kind: "showProperties", table, ...opt("key", key), pos };
+    }
     const t = this.next();
     let what: "catalogs" | "schemas" | "tables";
     if (this.isKw(t, "CATALOGS")) what = "catalogs";
@@ -796,6 +843,59 @@ class Parser {
     if (this.acceptKw("LIKE")) like = this.stringLiteral();
     else if (this.peek().kind === "string") like = this.stringLiteral();
     return { kind: "show", what, ...opt("in", inName), ...opt("like", like), pos };
+  }
+
+  /** GRANT privileges ON object TO principal | REVOKE privileges ON object FROM principal. */
+  private grant(pos: Pos, revoke: boolean): Statement {
+    this.p++;
+    const privileges = this.privilegeList();
+    this.expectKw("ON");
+    const end = revoke ? "FROM" : "TO";
+    const on = this.securable(end);
+    this.expectKw(end);
+    return { kind: "grant", revoke, privileges, on, principal: this.identifier(), pos };
+  }
+
+  /** SHOW GRANTS [principal] ON object. */
+  private showGrants(pos: Pos): Statement {
+    this.p++;
+    const principal = this.atKw("ON") ? undefined : this.identifier();
+    this.expectKw("ON");
+    return { kind: "showGrants", ...opt("principal", principal), on: this.securable(), pos };
+  }
+
+  /**
+   * `SELECT, MODIFY`, `USE CATALOG`, `ALL PRIVILEGES`: each privilege is a run of words, checked
+   * against the object's type when the statement runs.
+   */
+  private privilegeList(): string[] {
+    const out: string[] = [];
+    do {
+      const words: string[] = [];
+      while (this.peek().kind === "word" && !this.atKw("ON")) words.push(this.next().upper);
+      if (words.length === 0) throw this.fail();
+      out.push(words.join(" "));
+    } while (this.acceptOp(","));
+    return out;
+  }
+
+  /**
+   * CATALOG [name] | SCHEMA name | [TABLE] name. A catalog's name may be left out (the default
+   * catalog) when `end` follows; `catalog.s.t` is a table, not the CATALOG keyword.
+   */
+  private securable(end?: string): SecurableRef {
+    const keywordHere = (...kws: string[]) => this.atKw(...kws) && !this.atOp(".", 1);
+    if (keywordHere("CATALOG")) {
+      this.p++;
+      const named = this.peek().kind !== "eof" && !(end !== undefined && this.atKw(end));
+      return { type: "catalog", name: named ? [this.identifier()] : [] };
+    }
+    if (keywordHere("SCHEMA", "DATABASE", "NAMESPACE")) {
+      this.p++;
+      return { type: "schema", name: this.multipartName() };
+    }
+    if (keywordHere("TABLE")) this.p++;
+    return { type: "table", name: this.multipartName() };
   }
 
   private use(pos: Pos): Statement {

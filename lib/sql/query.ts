@@ -198,6 +198,7 @@ async function tableRelation(
     if (t.type === "string") timestamp = String(v);
   }
   const t = await openTable(env.ctx, from.name, {
+    access: "read",
     defaults: env.session.defaults,
     version: travel?.version,
     timestamp,

@@ -1,0 +1,3 @@
+import { enqueueHandler } from "../lib/runtime/ingest-enqueue.ts";
+
+export const handler = enqueueHandler();

@@ -1,0 +1,3 @@
+import { ingestHandler } from "../lib/runtime/ingest-handler.ts";
+
+export const handler = ingestHandler();

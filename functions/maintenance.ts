@@ -1,0 +1,3 @@
+import { maintenanceHandler } from "../lib/runtime/maintenance-handler.ts";
+
+export const handler = maintenanceHandler();

@@ -1,0 +1,88 @@
+/**
+ * ALTER TABLE t SET TBLPROPERTIES (…) and ALTER TABLE t UNSET TBLPROPERTIES [IF EXISTS] (…): one
+ * commit of a new `metaData` action, as Spark writes it.
+ *
+ * 1. Open the table at its latest version (the caller must own it, as in Unity Catalog) and check
+ *    Silt can write its protocol.
+ * 2. Validate the change against the table profile's rules (table-profile.ts
+ *    alteredConfiguration): the catalog's requirements stay, reserved keys and keys fixed at
+ *    create time keep their values, unknown `delta.*` keys fail.
+ * 3. A change that leaves every property as it is commits nothing, as in Delta.
+ * 4. Commit `SET TBLPROPERTIES` (parameters: properties as JSON) or `UNSET TBLPROPERTIES`
+ *    (properties as a JSON array, ifExists). A metadata change conflicts with every concurrent
+ *    commit (conflicts.ts), so it never lands beside a write that used the old properties.
+ */
+import { commitTransaction } from "../commit/transaction.ts";
+import type { SiltContext } from "../context.ts";
+import { alteredConfiguration } from "../delta/table-profile.ts";
+import { isolationLevelOf } from "./append.ts";
+import { displayName, openTable, type TableRef } from "./open-table.ts";
+import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
+
+export interface AlterPropertiesRequest {
+  set?: Record<string, string>;
+  unset?: string[];
+  ifExists?: boolean;
+  defaults?: { catalog?: string; schema?: string };
+}
+
+export interface AlterPropertiesResult {
+  /** The version committed, or the table's version when nothing changed. */
+  version: number;
+  committed: boolean;
+}
+
+export async function alterTableProperties(
+  ctx: SiltContext,
+  name: TableRef,
+  req: AlterPropertiesRequest,
+): Promise<AlterPropertiesResult> {
+  // Step 1.
+  const t = await openTable(ctx, name, { defaults: req.defaults, access: "own" });
+  const { snapshot } = t;
+  const tableName = displayName(t.name);
+  const rowTracking = checkWriteProtocol(snapshot.protocol, snapshot.metadata);
+
+  // Step 2.
+  const current = snapshot.metadata.configuration;
+  const configuration = alteredConfiguration(tableName, current, req);
+
+  // Step 3.
+  const same =
+    Object.keys(configuration).length === Object.keys(current).length &&
+    Object.entries(configuration).every(([k, v]) => current[k] === v);
+  if (same) return { version: snapshot.version, committed: false };
+
+  // Step 4.
+  const setting = req.set !== undefined;
+  const result = await commitTransaction({
+    store: ctx.store,
+    arbiter: ctx.arbiter,
+    tableId: t.entry.tableId,
+    tableRoot: t.entry.location,
+    tableName,
+    readVersion: snapshot.version,
+    previousTimestamp: snapshot.timestamp,
+    actions: [{ metaData: { ...snapshot.metadata, configuration } }],
+    commitInfo: {
+      operation: setting ? "SET TBLPROPERTIES" : "UNSET TBLPROPERTIES",
+      operationParameters: setting
+        ? { properties: JSON.stringify(req.set) }
+        : { properties: JSON.stringify(req.unset ?? []), ifExists: String(req.ifExists ?? false) },
+      isBlindAppend: false,
+      operationMetrics: {},
+    },
+    readSet: { readWholeTable: true, readFilePaths: new Set() },
+    isolationLevel: isolationLevelOf(configuration),
+    clock: ctx.clock,
+    rowTracking,
+    readRowIdHighWaterMark: rowTracking ? rowTrackingHighWaterMark(snapshot) : undefined,
+  });
+  ctx.logger.info("table properties changed", {
+    table: tableName,
+    tableId: t.entry.tableId,
+    operation: setting ? "SET TBLPROPERTIES" : "UNSET TBLPROPERTIES",
+    version: result.version,
+  });
+  return { version: result.version, committed: true };
+}
