@@ -38,19 +38,28 @@ import {
 } from "./common.ts";
 import { type Checks, COLUMNS, computeChecks, generate, sameChecks } from "./data.ts";
 import { KEYED_CASES } from "./keyed.ts";
+import { MAINTENANCE_CASES } from "./maintenance.ts";
 import { type BenchEnv, ensureNamespace, openEnv } from "./setup.ts";
 
 const ROWS = 1_000_000;
 const COMMITS = 200;
 const SNAPSHOT_COMMITS = 1_000;
-const BIG_LOG_COMMITS = 10_000;
+/**
+ * The checkpointed logs whose latest snapshot is loaded, by case: versions 0..n-1. The smallest
+ * has 11 versions so that one crosses the default interval (10) and gets a checkpoint.
+ */
+const CHECKPOINTED_LOGS: Record<string, number> = {
+  "silt-snapshot-10-checkpointed": 11,
+  "silt-snapshot-1k-checkpointed": 1_000,
+  "silt-snapshot-10k": 10_000,
+};
 /**
  * Checkpointing every 10th of the 10,000 versions took 340 s here (999 checkpoints of up to 10k
  * files, ~340 ms each), so only the last 100 versions run the post-commit step. A reader uses
  * `_last_checkpoint`, that one checkpoint and the commits after it, so the snapshot load is the
  * one a fully checkpointed log gives; the log directory just lists ~1,000 fewer files.
  */
-const BIG_LOG_CHECKPOINTS_FROM = BIG_LOG_COMMITS - 100;
+const CHECKPOINTED_TAIL = 100;
 
 /** What `prepare` leaves for the scan cases, which must not pay for making their table. */
 interface Prepared {
@@ -386,18 +395,19 @@ async function siltSnapshot(dir: string): Promise<CaseResult> {
   }
 }
 
-/** Issue 7: the latest snapshot of a 10,000-commit table read through its checkpoints. */
-async function siltSnapshotCheckpointed(dir: string): Promise<CaseResult> {
-  const log = await buildLog(path.join(dir, "snapshot-10k"), BIG_LOG_COMMITS, {
-    checkpointsFrom: BIG_LOG_CHECKPOINTS_FROM,
+/** Issue 7: the latest snapshot of a checkpointed table of `commits` versions. */
+async function siltSnapshotCheckpointed(dir: string, name: string): Promise<CaseResult> {
+  const commits = CHECKPOINTED_LOGS[name];
+  const log = await buildLog(path.join(dir, name), commits, {
+    checkpointsFrom: Math.max(2, commits - CHECKPOINTED_TAIL),
   });
   try {
-    const r = await timeSnapshot(log, BIG_LOG_COMMITS);
-    // The last crossing is 9,990: loading must start from that checkpoint, not replay JSON.
-    const expectedCheckpoint = Math.floor((BIG_LOG_COMMITS - 1) / 10) * 10;
+    const r = await timeSnapshot(log, commits);
+    // Loading must start from the last crossing (9,990 of 10,000), not replay JSON.
+    const expectedCheckpoint = Math.floor((commits - 1) / 10) * 10;
     const ok = r.ok && r.checkpointVersion === expectedCheckpoint;
     return {
-      ...result("silt-snapshot-10k", BIG_LOG_COMMITS, r.m.runs, ok, []),
+      ...result(name, commits, r.m.runs, ok, []),
       warmupMs: r.m.warmupMs,
       baseRssMb: r.base,
       extra: {
@@ -423,8 +433,14 @@ const CASES: Record<string, (dir: string) => Promise<CaseResult>> = {
   "duck-scan": duckScan,
   "silt-commits": siltCommits,
   "silt-snapshot": siltSnapshot,
-  "silt-snapshot-10k": siltSnapshotCheckpointed,
+  ...Object.fromEntries(
+    Object.keys(CHECKPOINTED_LOGS).map((name) => [
+      name,
+      (dir: string) => siltSnapshotCheckpointed(dir, name),
+    ]),
+  ),
   ...KEYED_CASES,
+  ...MAINTENANCE_CASES,
 };
 
 async function main(): Promise<void> {

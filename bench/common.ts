@@ -33,20 +33,32 @@ export const collect = (): void => {
   globalThis.gc?.();
 };
 
+/**
+ * How many times a case runs. A case whose one run takes most of a minute runs once, unwarmed
+ * (`ONCE`), so the whole bench stays near 10 minutes; its row says so.
+ */
+export interface Runs {
+  warmup: number;
+  runs: number;
+}
+export const ONCE: Runs = { warmup: 0, runs: 1 };
+const DEFAULT_RUNS: Runs = { warmup: WARMUP, runs: RUNS };
+
 /** Warm-up plus measured runs, with a full GC before each so one run's garbage is not the next's. */
 export async function measure(
   run: (i: number) => Promise<void>,
   between?: () => Promise<void>,
-): Promise<{ warmupMs: number; runs: number[] }> {
+  { warmup, runs }: Runs = DEFAULT_RUNS,
+): Promise<{ warmupMs: number | undefined; runs: number[] }> {
   const times: number[] = [];
-  for (let i = 0; i < WARMUP + RUNS; i++) {
+  for (let i = 0; i < warmup + runs; i++) {
     collect();
     const t0 = performance.now();
     await run(i);
     times.push(performance.now() - t0);
     if (between) await between();
   }
-  return { warmupMs: times[0], runs: times.slice(WARMUP) };
+  return { warmupMs: warmup > 0 ? times[0] : undefined, runs: times.slice(warmup) };
 }
 
 export function result(
@@ -103,9 +115,10 @@ export async function measureFresh(
   setup: (i: number) => Promise<void>,
   run: (i: number) => Promise<void>,
   after: (i: number) => Promise<void>,
-): Promise<{ warmupMs: number; runs: number[] }> {
+  { warmup, runs }: Runs = DEFAULT_RUNS,
+): Promise<{ warmupMs: number | undefined; runs: number[] }> {
   const times: number[] = [];
-  for (let i = 0; i < WARMUP + RUNS; i++) {
+  for (let i = 0; i < warmup + runs; i++) {
     await setup(i);
     collect();
     const t0 = performance.now();
@@ -113,7 +126,7 @@ export async function measureFresh(
     times.push(performance.now() - t0);
     await after(i);
   }
-  return { warmupMs: times[0], runs: times.slice(WARMUP) };
+  return { warmupMs: warmup > 0 ? times[0] : undefined, runs: times.slice(warmup) };
 }
 
 export const LAST_RUN = WARMUP + RUNS - 1;

@@ -61,7 +61,7 @@ const ROWS_PER_FILE = 100_000;
 export const KEYED_ROWS = FILES * ROWS_PER_FILE;
 /** Well inside file 42, away from its edges, so only that file's statistics can match. */
 const LOOKUP_ID = 4_242_424;
-const TABLE = "bench.s.t";
+export const TABLE = "bench.s.t";
 const LOOKUP_SQL = `SELECT * FROM ${TABLE} WHERE id = ${LOOKUP_ID}`;
 
 // The changes. Each predicate is spread over the whole id range, so every file of the
@@ -86,7 +86,7 @@ const mergeSourceParquet = (dir: string) => path.join(dir, "merge-source.parquet
 const newDayParquet = (dir: string) => path.join(dir, "newday.parquet");
 
 /** One row of the five reference columns, comparable across Arrow and DuckDB values. */
-interface LookupRow {
+export interface LookupRow {
   id: string;
   customer: string | null;
   amount: number | null;
@@ -118,7 +118,7 @@ interface DayPrepared extends Build {
 
 const DAY_MS = 86_400_000;
 
-function arrowRow(table: arrow.Table, index: number): LookupRow {
+export function arrowRow(table: arrow.Table, index: number): LookupRow {
   const get = (name: string): unknown => {
     const v = table.getChild(name);
     if (!v) throw new Error(`result has no column ${name}`);
@@ -134,9 +134,10 @@ function arrowRow(table: arrow.Table, index: number): LookupRow {
   };
 }
 
-const sameRow = (a: LookupRow, b: LookupRow): boolean => JSON.stringify(a) === JSON.stringify(b);
+export const sameRow = (a: LookupRow, b: LookupRow): boolean =>
+  JSON.stringify(a) === JSON.stringify(b);
 
-const range = (from: number, n: number): Float64Array => {
+export const range = (from: number, n: number): Float64Array => {
   const out = new Float64Array(n);
   for (let i = 0; i < n; i++) out[i] = from + i;
   return out;
@@ -275,32 +276,39 @@ async function prepareKeyedDay(dir: string): Promise<CaseResult> {
 // ---------------------------------------------------------------------------------------------
 // Point lookup: the unpartitioned table's files have disjoint id ranges, so statistics prune.
 
+export interface PointQueryAnswer {
+  rows: LookupRow[];
+  filesRead: number;
+  rowGroupsRead: number;
+  skipped: number;
+}
+
+/** A SELECT of the five columns through parseStatement + runQuery, with its scan metrics. */
+export async function pointQuery(env: BenchEnv, sql: string): Promise<PointQueryAnswer> {
+  const st = parseStatement(sql);
+  if (st.kind !== "query") throw new Error("not a query");
+  const r = await runQuery(env.ctx, st.query, { defaults: {}, conf: {}, now: Date.now() });
+  const rows: LookupRow[] = [];
+  for (let i = 0; i < r.table.numRows; i++) rows.push(arrowRow(r.table, i));
+  return {
+    rows,
+    filesRead: r.scan?.filesRead ?? -1,
+    rowGroupsRead: r.scan?.rowGroupsRead ?? -1,
+    skipped: r.scan?.rowGroupsSkipped ?? -1,
+  };
+}
+
 async function siltLookup(dir: string): Promise<CaseResult> {
   const prepared = JSON.parse(readFileSync(keyedFile(dir), "utf8")) as KeyedPrepared;
   const env = await openEnv(keyedDir(dir), { persistent: true });
   try {
     collect();
     const base = rssNow();
-    const answers: {
-      rows: LookupRow[];
-      filesRead: number;
-      rowGroupsRead: number;
-      skipped: number;
-    }[] = [];
+    const answers: PointQueryAnswer[] = [];
     // Every run parses and plans anew and reopens the table (catalog, arbiter, log replay), as a
     // request would; only the process, and so the JIT and the wasm instance, is shared.
     const m = await measure(async () => {
-      const st = parseStatement(LOOKUP_SQL);
-      if (st.kind !== "query") throw new Error("not a query");
-      const r = await runQuery(env.ctx, st.query, { defaults: {}, conf: {}, now: Date.now() });
-      const rows: LookupRow[] = [];
-      for (let i = 0; i < r.table.numRows; i++) rows.push(arrowRow(r.table, i));
-      answers.push({
-        rows,
-        filesRead: r.scan?.filesRead ?? -1,
-        rowGroupsRead: r.scan?.rowGroupsRead ?? -1,
-        skipped: r.scan?.rowGroupsSkipped ?? -1,
-      });
+      answers.push(await pointQuery(env, LOOKUP_SQL));
     });
     const ok = answers.every(
       (a) => a.rows.length === 1 && sameRow(a.rows[0], prepared.lookupExpected),
@@ -559,21 +567,24 @@ async function checkBefore(
   }
 }
 
-const files = (paths: string[]) => `read_parquet([${paths.map(sqlString).join(", ")}])`;
+export const files = (paths: string[]) => `read_parquet([${paths.map(sqlString).join(", ")}])`;
 
 /** Physical columns selected under their logical names. */
-function logical(physical: Record<string, string>, names = COLUMNS.map((c) => c.name)): string {
+export function logical(
+  physical: Record<string, string>,
+  names = COLUMNS.map((c) => c.name),
+): string {
   return names.map((n) => `${sqlIdent(physical[n])} AS ${n}`).join(", ");
 }
 
 /** The one COPY form of every DuckDB change: the settings of the append case. */
-const copy = (select: string, out: string): string =>
+export const copy = (select: string, out: string): string =>
   `COPY (${select}) TO ${sqlString(out)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${ROW_GROUP_SIZE})`;
 
-const sizeOf = (p: string): number => statSync(p).size;
+export const sizeOf = (p: string): number => statSync(p).size;
 
 /** A fresh copy of a prepared environment (object store and dynalite's LevelDB). */
-function freshCopy(from: string, to: string): void {
+export function freshCopy(from: string, to: string): void {
   rmSync(to, { recursive: true, force: true });
   cpSync(from, to, { recursive: true });
 }
@@ -583,7 +594,7 @@ function freshCopy(from: string, to: string): void {
  * at a time. Not through SQL: Silt's aggregate path holds every row at once (SELECT of these nine
  * aggregates over 10M rows took 37 s and 3.2 GB here), which would dwarf the change measured.
  */
-async function siltKeyedChecks(env: BenchEnv): Promise<KeyedChecks> {
+export async function siltKeyedChecks(env: BenchEnv): Promise<KeyedChecks> {
   const t = await openTable(env.ctx, TABLE);
   const acc = new KeyedAccumulator();
   const step = 4;
@@ -671,7 +682,7 @@ async function siltChange(dir: string, c: Change): Promise<CaseResult> {
   }
 }
 
-async function duckKeyedChecks(duck: Duck, relation: string): Promise<KeyedChecks> {
+export async function duckKeyedChecks(duck: Duck, relation: string): Promise<KeyedChecks> {
   const reader = await duck.conn.runAndReadAll(`SELECT ${keyedChecksSql()} FROM ${relation}`);
   return keyedChecksOf(reader.getRows()[0] ?? []);
 }

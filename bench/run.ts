@@ -24,7 +24,17 @@ const CHANGE_NAMES = [
 ] as const;
 
 /** Which prepare step each case reads the output of. */
+/** Node flags of a case's process beyond the defaults. */
+const NODE_FLAGS: Record<string, string[]> = {
+  "silt-checkpoint-1m-heap256": ["--max-old-space-size=256"],
+};
+
 const NEEDS: Record<string, string[]> = {
+  "silt-checkpoint-1m": ["prepare-checkpoint-1m"],
+  "silt-checkpoint-1m-heap256": ["prepare-checkpoint-1m"],
+  "silt-snapshot-1m": ["prepare-checkpoint-1m", "silt-checkpoint-1m"],
+  "silt-optimize": ["prepare-optimize"],
+  "duck-optimize": ["prepare-optimize"],
   "duck-append": ["prepare"],
   "silt-scan": ["prepare"],
   "duck-scan": ["prepare"],
@@ -53,7 +63,7 @@ function runCase(name: string, dir: string): Promise<CaseOutcome> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ["--expose-gc", "--import", "tsx", CASE_SCRIPT, name, dir],
+      ["--expose-gc", ...(NODE_FLAGS[name] ?? []), "--import", "tsx", CASE_SCRIPT, name, dir],
       {
         cwd: REPO,
         // The SDK's Node 20 deprecation notice would land in the middle of the table.
@@ -279,7 +289,7 @@ function changeNotes(
   return out;
 }
 
-function snapshot10kNotes(run: CaseResult | undefined, runs: string): string {
+function checkpointedSnapshotNotes(run: CaseResult | undefined, runs: string): string {
   const e = run?.extra as
     | {
         checkpointVersion?: number;
@@ -288,22 +298,102 @@ function snapshot10kNotes(run: CaseResult | undefined, runs: string): string {
         io?: { bytesRead: number; gets: number };
       }
     | undefined;
-  if (!run || !e) return "snapshot 10k: n/a";
+  if (!run || !e) return "checkpointed snapshot: n/a";
+  const last = run.rows - 1;
   const cps = e.checkpoints;
   const cpMs = cps.map((c) => c.ms);
   return [
-    `snapshot 10k: loadSnapshot(store, tableRoot) on versions 0..9,999 (9,999 live files): ${runs};`,
+    `snapshot, ${fmtInt(run.rows)} versions, checkpointed: loadSnapshot(store, tableRoot) on versions 0..${fmtInt(last)} (${fmtInt(last)} live files): ${runs};`,
     `  read from checkpoint ${e.checkpointVersion ?? "none"} + the commits after it, ${e.io?.gets ?? "?"} gets, ${fmtMB(e.io?.bytesRead, 2)} MB; base RSS ${run.baseRssMb} MB (the build's peak: ${run.peakRssMb} MB).`,
-    `  Log written directly in ${(e.buildMs / 1000).toFixed(1)} s; autoCheckpoint ran after each of versions 9,900..9,999 only`,
-    `  (every crossing of all 10,000 took 340 s when tried), writing ${cps.length} checkpoints at ${cps[0]?.version ?? "?"}..${cps[cps.length - 1]?.version ?? "?"}:`,
-    `  ${cps.length > 0 ? `first ${cpMs[0].toFixed(0)} ms (from the JSON log), then median ${median(cpMs.slice(1)).toFixed(0)} ms each at ~10k files` : "none"}.`,
+    `  Log written directly in ${(e.buildMs / 1000).toFixed(1)} s; autoCheckpoint ran after each of versions ${fmtInt(Math.max(2, run.rows - 100))}..${fmtInt(last)}${run.rows > 100 ? " only (every crossing of all 10,000 took 340 s when tried)" : ""},`,
+    `  writing ${cps.length} checkpoint${cps.length === 1 ? "" : "s"} (${cps.map((c) => c.version).join(", ")}): ${cps.length > 0 ? `first ${cpMs[0].toFixed(0)} ms (from the JSON log)${cps.length > 1 ? `, then median ${median(cpMs.slice(1)).toFixed(0)} ms each` : ""}` : "none"}.`,
   ].join("\n");
+}
+
+function checkpoint1mNotes(
+  build: CaseResult | undefined,
+  write: CaseResult | undefined,
+  capped: CaseResult | undefined,
+  load: CaseResult | undefined,
+): string {
+  const p = build?.extra as
+    | { buildMs: number; baseMs: number; baseSidecars: number; baseBytes: number }
+    | undefined;
+  const w = write?.extra as
+    | { sidecars: number; sizeInBytes: number; io: { bytesRead: number; bytesWritten: number } }
+    | undefined;
+  const l = load?.extra as { io: { bytesRead: number; gets: number } } | undefined;
+  return [
+    "checkpoint 1M: a partitioned (day) table whose version 20 has 1,000,000 live adds (stats, partition values,",
+    "  row ids) and 1,000 tombstones: a V2 checkpoint at 10 with 990,000 adds (written by the checkpoint writer",
+    `  from a generator${p ? ` in ${(p.baseMs / 1000).toFixed(1)} s, ${p.baseSidecars} sidecars, ${fmtMB(p.baseBytes)} MB` : ""}; versions 0..9 deleted, as log cleanup would),`,
+    "  then versions 11..20 written as JSON, each adding 1,100 files and removing 100 of the base's.",
+    `  Write: autoCheckpoint of version 20 (streams the base's sidecars and the 10 commits), one unwarmed run: ${write ? `${write.runs[0]?.toFixed(0)} ms` : "n/a"};`,
+    `  ${w ? `${w.sidecars} sidecars, ${fmtMB(w.sizeInBytes)} MB written, ${fmtMB(w.io.bytesRead)} MB read` : "n/a"}; peak RSS ${write?.peakRssMb ?? "?"} MB (base ${write?.baseRssMb ?? "?"} MB) with V8's default heap limit;`,
+    `  the same write with V8's heap capped at 256 MB (--max-old-space-size=256): ${capped ? `${capped.runs[0]?.toFixed(0)} ms, peak RSS ${capped.peakRssMb} MB` : "n/a"};`,
+    "  it can only finish because what stays alive is one sidecar's worth (50,000 actions), not the table.",
+    `  Load: loadSnapshot from that checkpoint, one unwarmed run: ${load ? `${load.runs[0]?.toFixed(0)} ms` : "n/a"}, ${l?.io.gets ?? "?"} gets, ${fmtMB(l?.io.bytesRead)} MB;`,
+    `  peak RSS ${load?.peakRssMb ?? "?"} MB (a Snapshot holds every add as a JS object: ~0.9 GB live at 1M files).`,
+  ].join("\n");
+}
+
+interface OptimizeExtra {
+  sql: string;
+  filesBefore: number;
+  filesAfter: number;
+  bytesAfter: number;
+  metrics?: Record<string, string | null>;
+  before: Record<"id" | "customer", { filesRead: number; rowGroupsRead: number }>;
+  after: Record<"id" | "customer", { filesRead: number; rowGroupsRead: number }>;
+  expectedCustomerRows: number;
+}
+
+function optimizeNotes(
+  build: CaseResult | undefined,
+  silt: CaseResult | undefined,
+  duck: CaseResult | undefined,
+  runsOf: (name: string) => string,
+): string {
+  const b = build?.extra as { buildMs: number; bytes: number } | undefined;
+  const e = silt?.extra as OptimizeExtra | undefined;
+  const q = (x: { filesRead: number; rowGroupsRead: number } | undefined) =>
+    x ? `${x.filesRead} files / ${x.rowGroupsRead} row groups` : "n/a";
+  return [
+    `optimize: ${e?.sql ?? "n/a"} on 1,000 files of 10,000 keyed rows (file f = ids f, f+1000, …;`,
+    `  ${b ? `${fmtMB(b.bytes)} MB of Parquet, written untimed by writeDataFiles + 10 commits of 100 files in ${(b.buildMs / 1000).toFixed(1)} s` : "build n/a"}), delta.targetFileSize 16 MiB;`,
+    `  Silt, one unwarmed run on a fresh copy: ${silt ? `${silt.runs[0]?.toFixed(0)} ms` : "n/a"}, peak RSS ${silt?.peakRssMb ?? "?"} MB (base ${silt?.baseRssMb ?? "?"} MB);`,
+    `  files ${e?.filesBefore ?? "?"} -> ${e?.filesAfter ?? "?"} (${fmtMB(e?.bytesAfter)} MB); zOrderStats etc. in the commit: numAddedFiles ${e?.metrics?.numAddedFiles ?? "?"}, p50FileSize ${e?.metrics?.p50FileSize ?? "?"}.`,
+    `  Point queries (SELECT * ... WHERE col = literal through runQuery), before -> after OPTIMIZE:`,
+    `  id = 4242424: ${q(e?.before.id)} -> ${q(e?.after.id)}; customer = 'customer_12345' (${e?.expectedCustomerRows ?? "?"} rows): ${q(e?.before.customer)} -> ${q(e?.after.customer)}.`,
+    `  DuckDB: COPY (SELECT * FROM read_parquet([<the 1,000 files>]) ORDER BY id, customer) TO <one zstd file>: ${runsOf("duck-optimize")};`,
+    `  peak RSS ${duck?.peakRssMb ?? "?"} MB. A sort by (id, customer) is a weaker layout than Z-order: ids are unique, so the file`,
+    "  is clustered on id alone and a customer lookup prunes nothing; Z-order keeps both columns' ranges narrow per file.",
+  ].join("\n");
+}
+
+/**
+ * `SILT_BENCH_ONLY=a,b` runs cases a and b and the prepare steps they need (NEEDS), in the usual
+ * order; unset, every case runs.
+ */
+function selected(all: string[], only: string | undefined): string[] {
+  if (only === undefined || only.trim() === "") return all;
+  const wanted = new Set<string>();
+  const add = (name: string) => {
+    if (!all.includes(name)) {
+      throw new Error(`SILT_BENCH_ONLY: no case ${name}; the cases are ${all.join(", ")}`);
+    }
+    if (wanted.has(name)) return;
+    wanted.add(name);
+    for (const need of NEEDS[name] ?? []) add(need);
+  };
+  for (const name of only.split(",")) add(name.trim());
+  return all.filter((name) => wanted.has(name));
 }
 
 async function main(): Promise<void> {
   const started = performance.now();
   const dir = mkdtempSync(path.join(os.tmpdir(), "silt-bench-"));
-  const order = [
+  const all = [
     "prepare",
     "silt-append",
     "duck-append",
@@ -311,13 +401,23 @@ async function main(): Promise<void> {
     "duck-scan",
     "silt-commits",
     "silt-snapshot",
+    "silt-snapshot-10-checkpointed",
+    "silt-snapshot-1k-checkpointed",
     "silt-snapshot-10k",
+    "prepare-checkpoint-1m",
+    "silt-checkpoint-1m-heap256",
+    "silt-checkpoint-1m",
+    "silt-snapshot-1m",
     "prepare-keyed",
     "silt-lookup",
     "duck-lookup",
     "prepare-keyed-day",
     ...CHANGE_NAMES.flatMap((c) => [`silt-${c}`, `duck-${c}`]),
+    "prepare-optimize",
+    "silt-optimize",
+    "duck-optimize",
   ];
+  const order = selected(all, process.env.SILT_BENCH_ONLY);
   const outcomes: Record<string, CaseOutcome> = {};
   const load = os.loadavg();
   console.log(
@@ -362,6 +462,8 @@ async function main(): Promise<void> {
   const filesOpened = r("silt-lookup")?.extra?.filesRead as number | undefined;
   const lookupRows = r("prepare-keyed")?.rows ?? 10_000_000;
   const snap10k = med("silt-snapshot-10k");
+  const checkpointRss = r("silt-checkpoint-1m")?.peakRssMb;
+  const optimized = r("silt-optimize")?.extra as OptimizeExtra | undefined;
   const changeExtra = (name: string) => r(name)?.extra as ChangeExtra | undefined;
 
   const rows: Row[] = [
@@ -423,6 +525,19 @@ async function main(): Promise<void> {
         (filesOpened === undefined ? "?" : filesOpened <= 2 ? "met" : "MISSED") +
         flag("prepare-keyed", "silt-lookup", "duck-lookup"),
     },
+    ...(["silt-snapshot-10-checkpointed", "silt-snapshot-1k-checkpointed"] as const).map(
+      (name): Row => ({
+        operation:
+          name === "silt-snapshot-10-checkpointed"
+            ? "loadSnapshot, 10-commit log (v0..10), checkpointed"
+            : "loadSnapshot, 1,000-commit log, checkpointed",
+        rows: `${fmtInt(r(name)?.rows ?? 0)} versions`,
+        medianMs: med(name),
+        peakRssMb: r(name)?.peakRssMb,
+        target: "",
+        status: flag(name),
+      }),
+    ),
     {
       operation: "loadSnapshot, 10,000-commit log, checkpointed",
       rows: "10,000 commits",
@@ -432,6 +547,38 @@ async function main(): Promise<void> {
       status:
         (snap10k === undefined ? "?" : snap10k < 1000 ? "met" : "MISSED") +
         flag("silt-snapshot-10k"),
+    },
+    {
+      operation: "checkpoint write, 1M live files (autoCheckpoint, 1 run)",
+      rows: "1,000,000 files",
+      medianMs: med("silt-checkpoint-1m"),
+      peakRssMb: checkpointRss,
+      target: "[<3008 MB peak RSS]",
+      status:
+        (checkpointRss === undefined ? "?" : checkpointRss < 3008 ? "met" : "MISSED") +
+        flag("prepare-checkpoint-1m", "silt-checkpoint-1m"),
+    },
+    {
+      operation: "checkpoint write, 1M live files, V8 heap capped at 256 MB (1 run)",
+      rows: "1,000,000 files",
+      medianMs: med("silt-checkpoint-1m-heap256"),
+      peakRssMb: r("silt-checkpoint-1m-heap256")?.peakRssMb,
+      target: "[finishes]",
+      // An out-of-memory crash under the cap is the failure this row is for.
+      status:
+        (outcomes["silt-checkpoint-1m-heap256"]?.error !== undefined
+          ? "MISSED"
+          : r("silt-checkpoint-1m-heap256") === undefined
+            ? "?"
+            : "met") + flag("silt-checkpoint-1m-heap256"),
+    },
+    {
+      operation: "loadSnapshot, 1M live files, from that checkpoint (1 run)",
+      rows: "1,000,000 files",
+      medianMs: med("silt-snapshot-1m"),
+      peakRssMb: r("silt-snapshot-1m")?.peakRssMb,
+      target: "",
+      status: flag("silt-snapshot-1m"),
     },
     ...CHANGE_NAMES.map((c): Row => {
       const silt = `silt-${c}`;
@@ -466,6 +613,20 @@ async function main(): Promise<void> {
         status: status + flag(prepareOf(c), silt, duck),
       };
     }),
+    {
+      operation: `OPTIMIZE ZORDER BY (id, customer), 1,000 -> ${optimized?.filesAfter ?? "?"} files (1 run; point query files read: id ${optimized?.after.id.filesRead ?? "?"}, customer ${optimized?.after.customer.filesRead ?? "?"})`,
+      rows: fmtInt(r("silt-optimize")?.rows ?? 10_000_000),
+      medianMs: med("silt-optimize"),
+      peakRssMb: r("silt-optimize")?.peakRssMb,
+      duckMedianMs: med("duck-optimize"),
+      target: "[<3008 MB peak RSS]",
+      status:
+        (r("silt-optimize")?.peakRssMb === undefined
+          ? "?"
+          : r("silt-optimize")!.peakRssMb < 3008
+            ? "met"
+            : "MISSED") + flag("prepare-optimize", "silt-optimize", "duck-optimize"),
+    },
   ];
 
   console.log("");
@@ -504,8 +665,17 @@ async function main(): Promise<void> {
     `  ${r("silt-snapshot")?.notes.join(", ") ?? ""}; versions 0-1 by createTable + appendRows, 2..999 written as _delta_log/<v>.json into the LocalObjectStore.`,
     lookupNotes(r("prepare-keyed"), r("silt-lookup")),
     `  DuckDB: SELECT * FROM read_parquet([<the 100 data files Silt wrote>]) WHERE id = <same id>: ${runsOf("duck-lookup")}; DuckDB process peak RSS ${r("duck-lookup")?.peakRssMb ?? "?"} MB.`,
-    snapshot10kNotes(r("silt-snapshot-10k"), runsOf("silt-snapshot-10k")),
+    ...["silt-snapshot-10-checkpointed", "silt-snapshot-1k-checkpointed", "silt-snapshot-10k"].map(
+      (name) => checkpointedSnapshotNotes(r(name), runsOf(name)),
+    ),
+    checkpoint1mNotes(
+      r("prepare-checkpoint-1m"),
+      r("silt-checkpoint-1m"),
+      r("silt-checkpoint-1m-heap256"),
+      r("silt-snapshot-1m"),
+    ),
     ...changeNotes(r, runsOf),
+    optimizeNotes(r("prepare-optimize"), r("silt-optimize"), r("duck-optimize"), runsOf),
     `DuckDB ${String(r("duck-scan")?.extra?.version ?? "?")}, threads=${String(r("duck-scan")?.extra?.threads ?? "?")}. Checks: append and scan (both engines) compare count, sum(id), count(customer), sum(amount), count(day), sum(flag), count(flag) with the generated data; the lookup (both engines) compares the one row returned with the generated row; commits and snapshots compare versions and file counts (and the checkpoint used); every change (both engines) compares count, sum(id), count(customer), count of 'updated', sum(round(amount*100)), count(day), count on the replaced day, sum(flag), count(flag) of the table afterwards, exactly, with the same change replayed on the generator in JS, and Silt's statement row counts on every run: ${Object.values(outcomes).every((o) => o.result?.ok) ? "all passed" : "SOME FAILED OR MISSING"}.`,
     `Total ${((performance.now() - started) / 1000).toFixed(1)} s.`,
   ];

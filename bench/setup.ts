@@ -115,6 +115,14 @@ class CountingStore implements ObjectStore, IoCounter {
 }
 
 /**
+ * The store alone, I/O counted, over a directory an earlier `openEnv` filled: for cases that
+ * read or write a table's log directly, so neither dynalite nor the catalog is in their RSS.
+ */
+export function openStore(storageDir: string): ObjectStore & IoCounter {
+  return new CountingStore(new LocalObjectStore(storageDir));
+}
+
+/**
  * `persistent` keeps dynalite's LevelDB under `dir`, so a table prepared by one child process can
  * be read by another: a process's peak RSS cannot be reset, and the scan's must not include the
  * append that made its table.
@@ -129,7 +137,7 @@ export async function openEnv(dir: string, opts: { persistent: boolean }): Promi
   }
   const dynamo = await startEmbeddedDynamo(dynamoPath === undefined ? {} : { path: dynamoPath });
   const client = createDynamoClient({ endpoint: dynamo.endpoint, region: "us-east-1" });
-  const store = new CountingStore(new LocalObjectStore(storageDir));
+  const store = openStore(storageDir);
   const ctx = await buildContext({
     store,
     storageRootUri: pathToFileURL(storageDir).href,

@@ -4,7 +4,8 @@
  * independent check), sidecars, `_last_checkpoint`, failure while checkpointing, and metadata
  * cleanup following PROTOCOL.md's rules with an explicit clock.
  */
-import { utimes } from "node:fs/promises";
+import { cp, mkdtemp, rm, utimes } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -28,11 +29,14 @@ import {
   type RemoveFile,
   type Txn,
 } from "../lib/delta/actions.ts";
-import { readParquetActions } from "../lib/delta/checkpoint-reader.ts";
+import { readCheckpoint, readParquetActions } from "../lib/delta/checkpoint-reader.ts";
 import {
+  type CheckpointResult,
   CLASSIC_EVERY,
   checkpointStateFromLog,
+  type WriteCheckpointOptions,
   writeCheckpoint,
+  writeCheckpointState,
 } from "../lib/delta/checkpoint-writer.ts";
 import { inlineDeletionVector } from "../lib/delta/deletion-vectors.ts";
 import { lastCheckpointChecksum } from "../lib/delta/last-checkpoint-checksum.ts";
@@ -51,8 +55,9 @@ import { appendRows } from "../lib/ops/append.ts";
 import { createTable } from "../lib/ops/create-table.ts";
 import { createCatalog, createSchema } from "../lib/ops/namespaces.ts";
 import { openTable } from "../lib/ops/open-table.ts";
-import type { LocalObjectStore } from "../lib/storage/local-store.ts";
+import { LocalObjectStore } from "../lib/storage/local-store.ts";
 import { listAll, type ObjectInfo, type ObjectStore } from "../lib/storage/object-store.ts";
+import { FIXTURES } from "./helpers/fixtures.ts";
 import { type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -160,6 +165,63 @@ function stateOf(s: Snapshot): State {
     txns: [...s.txns.values()],
     domains: [...s.domainMetadata.values()],
   });
+}
+
+/** What a written checkpoint holds, sidecars followed, in the form `canonical` compares. */
+async function checkpointContent(
+  store: ObjectStore,
+  root: string,
+  written: CheckpointResult,
+): Promise<State & { numOfAddFiles: string | undefined }> {
+  const actions = await readCheckpoint(store, root, {
+    version: written.version,
+    kind: "v2",
+    format: "parquet",
+    keys: [written.key],
+    size: written.sizeInBytes,
+    lastModified: 0,
+  });
+  const pick = <K extends string, T>(key: K) =>
+    actions.flatMap((a) => (key in a ? [(a as Record<K, T>)[key]] : []));
+  return {
+    ...canonical({
+      protocol: pick<"protocol", Protocol>("protocol")[0]!,
+      metadata: pick<"metaData", Metadata>("metaData")[0]!,
+      files: pick<"add", AddFile>("add"),
+      tombstones: pick<"remove", RemoveFile>("remove"),
+      txns: pick<"txn", Txn>("txn"),
+      domains: pick<"domainMetadata", DomainMetadata>("domainMetadata"),
+    }),
+    numOfAddFiles: actions.find((a) => "checkpointMetadata" in a)?.checkpointMetadata.tags
+      ?.numOfAddFiles,
+  };
+}
+
+/**
+ * The checkpoint of `version` written both ways: from the loaded snapshot (every file in memory)
+ * and streamed from the previous checkpoint plus the commits after it, through `reads` (so the
+ * caller can see what the stream read). The snapshot is loaded first, so neither path can start
+ * from the other's checkpoint.
+ */
+async function checkpointBothWays(
+  store: ObjectStore,
+  reads: ObjectStore,
+  root: string,
+  version: number,
+  opts: WriteCheckpointOptions,
+): Promise<{ fromMemory: CheckpointResult; streamed: CheckpointResult }> {
+  const snapshot = await loadSnapshot(store, root, { version });
+  const state = await checkpointStateFromLog(reads, root, version);
+  expect(state, "a previous checkpoint to stream from").toBeDefined();
+  const fromMemory = await writeCheckpoint(store, root, snapshot, opts);
+  const streamed = await writeCheckpointState(reads, root, state!, opts);
+  for (const k of ["numOfAddFiles", "numTombstones", "numActions"] as const) {
+    expect(streamed[k], k).toBe(fromMemory[k]);
+  }
+  expect(await checkpointContent(store, root, streamed)).toEqual(
+    await checkpointContent(store, root, fromMemory),
+  );
+  return { fromMemory, streamed };
 }
 
 /**
@@ -552,6 +614,138 @@ describe("checkpoints", () => {
     const last = JSON.parse(decode(await store.get(`${root}${LOG_DIR}_last_checkpoint`)));
     expect(last.version).toBe(12);
     expect(last.v2Checkpoint.sidecarFiles.length).toBeGreaterThan(1);
+  });
+
+  it("streams from a multi-sidecar base and the commits after it to the checkpoint the in-memory path writes", async () => {
+    configurePostCommit({ mode: "off" });
+    const name = "streambase";
+    const { root } = await newTable(name);
+    for (let i = 0; i < 6; i++) {
+      await appendRows(ctx, `c.s.${name}`, {
+        rows: [
+          [i, `p${i % 3}`],
+          [i + 10, `p${(i + 1) % 3}`],
+        ],
+      });
+    }
+    await addDeletionVector(name, 0, [0]);
+    const removeFile = async (index: number) => {
+      const t = await openTable(ctx, `c.s.${name}`);
+      const file = t.snapshot.files
+        .filter((f) => !f.deletionVector)
+        .sort((a, b) => (a.path < b.path ? -1 : 1))[index]!;
+      await commitRaw(name, [
+        {
+          remove: {
+            path: file.path,
+            deletionTimestamp: ctx.clock(),
+            dataChange: true,
+            extendedFileMetadata: true,
+            partitionValues: file.partitionValues,
+            size: file.size,
+          },
+        },
+      ]);
+    };
+    await removeFile(4);
+    const before = await loadSnapshot(store, root);
+    const base = await writeCheckpoint(store, root, before, {
+      sidecarThreshold: 2,
+      actionsPerSidecar: 3,
+      now: ctx.clock(),
+    });
+    expect(base.sidecars.length).toBeGreaterThan(2);
+    expect(base.numTombstones).toBe(2);
+
+    // After the base: a DV on a base file, a second DV replacing one the base holds, a base file
+    // removed, new files, a txn and a domain, and a property change.
+    await addDeletionVector(name, 2, [1]);
+    const t = await openTable(ctx, `c.s.${name}`);
+    const withDv = t.snapshot.files.find((f) => f.deletionVector)!;
+    await commitRaw(name, [
+      {
+        remove: {
+          path: withDv.path,
+          deletionTimestamp: ctx.clock(),
+          deletionVector: withDv.deletionVector,
+          dataChange: true,
+        },
+      },
+      { add: { ...withDv, deletionVector: inlineDeletionVector([0, 1]) } },
+    ]);
+    await removeFile(0);
+    await appendRows(ctx, `c.s.${name}`, { rows: [[50, "p9"]] });
+    await commitRaw(name, [
+      { txn: { appId: "etl", version: 7 } },
+      { domainMetadata: { domain: "custom.x", configuration: "{}", removed: false } },
+      {
+        metaData: {
+          ...t.snapshot.metadata,
+          configuration: { ...t.snapshot.metadata.configuration, "custom.note": "after base" },
+        },
+      },
+    ]);
+    const version = (await loadSnapshot(store, root)).version;
+    expect(version).toBe(before.version + 5);
+
+    const reads = new WrappedStore(store);
+    const { streamed } = await checkpointBothWays(store, reads, root, version, {
+      sidecarThreshold: 4,
+      actionsPerSidecar: 5,
+      now: ctx.clock(),
+    });
+    expect(streamed.sidecars.length).toBeGreaterThan(1);
+    // The stream read the base's sidecars and only the commits after it: no replay.
+    expect(reads.gets.filter((k) => k.includes("/_sidecars/")).sort()).toEqual(
+      base.sidecars.map((sc) => `${root}${LOG_DIR}_sidecars/${sc.path}`).sort(),
+    );
+    expect(
+      reads.gets.flatMap((k) => (/\/(\d{20})\.json$/.exec(k) ? [Number(k.slice(-25, -5))] : [])),
+    ).toEqual([1, 2, 3, 4, 5].map((i) => before.version + i));
+    // What the streamed checkpoint loads is what every commit says.
+    const loaded = await loadSnapshot(store, root);
+    expect(loaded.checkpointVersion).toBe(version);
+    const expected = await jsonReplay(store, root, version);
+    expect(stateOf(loaded)).toEqual(expected);
+    expect(expected.metadata.configuration["custom.note"]).toBe("after base");
+    expect(expected.files.filter((f) => f.deletionVector).length).toBeGreaterThan(1);
+    expect(expected.files.every((f) => f.stats !== undefined)).toBe(true);
+    expect(new Set(expected.files.map((f) => Object.values(f.partitionValues)[0])).size).toBe(4);
+  });
+
+  it("streams from Spark's classic and multi-part checkpoints, whose file actions are inline", async () => {
+    // Copies: the writer adds files to the log it reads.
+    const dir = await mkdtemp(path.join(tmpdir(), "silt-spark-ckpt-"));
+    try {
+      for (const [fixture, version] of [
+        ["golden/dv-partitioned-with-checkpoint", 15],
+        ["golden/basic-with-inserts-deletes-checkpoint", 13],
+        ["golden/multi-part-checkpoint", 1],
+      ] as const) {
+        const root = `${fixture}/`;
+        await cp(
+          path.join(FIXTURES, fixture, "_delta_log"),
+          path.join(dir, fixture, "_delta_log"),
+          { recursive: true },
+        );
+        const copy = new LocalObjectStore(dir);
+        const kinds = (await listLog(copy, root)).checkpoints.map((c) => c.kind);
+        expect(kinds, fixture).toEqual([version === 1 ? "multipart" : "classic"]);
+        const reads = new WrappedStore(copy);
+        const { timestamp } = await loadSnapshot(copy, root, { version });
+        await checkpointBothWays(copy, reads, root, version, { now: timestamp });
+        expect(reads.gets.some((k) => k.includes("/_sidecars/"))).toBe(false);
+        const loaded = await loadSnapshot(copy, root);
+        expect(loaded.checkpointVersion).toBe(version);
+        // Spark's checkpoints store dataChange=false; the commits said true.
+        const live = (files: AddFile[]) => files.map(({ dataChange: _, ...f }) => f);
+        expect(live(stateOf(loaded).files), fixture).toEqual(
+          live((await jsonReplay(copy, root, version)).files),
+        );
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("runs in the background when configured, and the commit returns first", async () => {

@@ -110,24 +110,26 @@ export async function readCheckpoint(
   ) {
     top = [...v2.nonFileActions, ...v2.sidecarFiles.map((sidecar) => ({ sidecar }))];
   }
+  // Files are fetched together (latency) and decoded one row group after the other (decoding is
+  // CPU-bound anyway), so only one group's intermediate rows are alive at a time.
+  const out: Action[] = [];
+  const decode = async (bytes: Uint8Array, json: boolean) => {
+    const groups = json
+      ? [parseActions(new TextDecoder().decode(bytes))]
+      : parquetActionsByRowGroup(bytes);
+    for await (const group of groups) for (const a of group) out.push(a);
+  };
   if (top === undefined) {
-    const parts = await Promise.all(
-      checkpoint.keys.map(async (key) => {
-        const bytes = await store.get(key);
-        return checkpoint.format === "json"
-          ? parseActions(new TextDecoder().decode(bytes))
-          : await readParquetActions(bytes);
-      }),
-    );
-    top = parts.flat();
+    const parts = await Promise.all(checkpoint.keys.map((key) => store.get(key)));
+    for (const bytes of parts) await decode(bytes, checkpoint.format === "json");
+  } else {
+    out.push(...top);
   }
   const sidecars: Sidecar[] = [];
-  for (const a of top) if ("sidecar" in a) sidecars.push(a.sidecar);
-  if (sidecars.length === 0) return top;
-  const fromSidecars = await Promise.all(
-    sidecars.map(async (s) => readParquetActions(await store.get(sidecarKey(tableRoot, s.path)))),
-  );
-  return top.concat(...fromSidecars);
+  for (const a of out) if ("sidecar" in a) sidecars.push(a.sidecar);
+  const files = await Promise.all(sidecars.map((s) => store.get(sidecarKey(tableRoot, s.path))));
+  for (const bytes of files) await decode(bytes, false);
+  return out;
 }
 
 /** Sidecar paths are relative to `_delta_log/_sidecars/`; absolute URIs cannot be mapped to keys. */
@@ -157,23 +159,49 @@ const ACTION_COLUMNS = [
   "sidecar",
 ] as const;
 
-/** Decodes a checkpoint or sidecar Parquet file into actions. */
-export async function readParquetActions(bytes: Uint8Array): Promise<Action[]> {
-  const buffer =
+type ActionColumn = (typeof ACTION_COLUMNS)[number];
+
+/** Decodes a checkpoint or sidecar Parquet file into actions (`only`: these columns alone). */
+export async function readParquetActions(
+  bytes: Uint8Array,
+  only: readonly ActionColumn[] = ACTION_COLUMNS,
+): Promise<Action[]> {
+  const out: Action[] = [];
+  // Not push(...group): a row group of another engine's checkpoint may hold millions of rows.
+  for await (const group of parquetActionsByRowGroup(bytes, only))
+    for (const a of group) out.push(a);
+  return out;
+}
+
+/**
+ * The actions of a checkpoint or sidecar Parquet file, one row group at a time: hyparquet
+ * decodes a whole row group of nested columns at once, so a caller that goes group by group
+ * holds one group's rows, not the file's.
+ */
+export async function* parquetActionsByRowGroup(
+  bytes: Uint8Array,
+  only: readonly ActionColumn[] = ACTION_COLUMNS,
+): AsyncGenerator<Action[]> {
+  const file =
     bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
       ? (bytes.buffer as ArrayBuffer)
       : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
-  const metadata = parquetMetadata(buffer);
+  const metadata = parquetMetadata(file);
   const present = new Set(parquetSchema(metadata).children.map((c) => c.element.name));
-  const columns = ACTION_COLUMNS.filter((c) => present.has(c));
-  if (columns.length === 0) return [];
-  const rows = await parquetReadObjects({ file: buffer, metadata, columns: [...columns] });
-  const out: Action[] = [];
-  for (const row of rows) {
-    const action = toAction(row);
-    if (action !== undefined) out.push(action);
+  const columns = only.filter((c) => present.has(c));
+  if (columns.length === 0) return;
+  let rowStart = 0;
+  for (const group of metadata.row_groups) {
+    const rowEnd = rowStart + Number(group.num_rows);
+    const rows = await parquetReadObjects({ file, metadata, columns, rowStart, rowEnd });
+    rowStart = rowEnd;
+    const out: Action[] = [];
+    for (const row of rows) {
+      const action = toAction(row);
+      if (action !== undefined) out.push(action);
+    }
+    yield out;
   }
-  return out;
 }
 
 /**

@@ -22,13 +22,13 @@
  *
  * The state comes either from a Snapshot (whose files the caller already holds) or streamed from
  * the previous checkpoint plus the commits after it (`checkpointStateFromLog`), which reads the
- * previous checkpoint's sidecars one row group at a time so the whole file list is never in
- * memory: a checkpoint then costs O(actionsPerSidecar + file actions since the last checkpoint)
- * live objects, whatever the table's size.
+ * previous checkpoint's sidecars (or its inline Parquet file actions) one row group at a time so
+ * the whole file list is never in memory: a checkpoint then costs O(actionsPerSidecar + file
+ * actions since the last checkpoint) live objects, whatever the table's size (bench/README.md
+ * measures it at 1M files).
  */
 import { randomUUID } from "node:crypto";
 import * as arrow from "apache-arrow";
-import { parquetMetadata, parquetReadObjects, parquetSchema } from "hyparquet";
 import { writeParquet } from "../data/parquet.ts";
 import type { ObjectStore } from "../storage/object-store.ts";
 import {
@@ -36,7 +36,6 @@ import {
   type AddFile,
   type CheckpointMetadata,
   commitFileName,
-  type DeletionVectorDescriptor,
   type DomainMetadata,
   LOG_DIR,
   type Metadata,
@@ -48,11 +47,11 @@ import {
 } from "./actions.ts";
 import {
   type LastCheckpoint,
+  parquetActionsByRowGroup,
   readLastCheckpoint,
   readParquetActions,
   SIDECAR_DIR,
   sidecarKey,
-  toAction,
 } from "./checkpoint-reader.ts";
 import { lastCheckpointChecksum } from "./last-checkpoint-checksum.ts";
 import { type CheckpointFile, listLog, padVersion } from "./log-listing.ts";
@@ -187,10 +186,7 @@ export async function writeCheckpointState(
   let numOfAddFiles = 0;
   let numTombstones = 0;
   const flush = async (chunk: FileAction[]) => {
-    const bytes = writeParquet(
-      buildTable(SIDECAR_SCHEMA, chunk.map(fileActionRow)),
-      PARQUET_OPTIONS,
-    );
+    const bytes = writeParquet(buildTable(SIDECAR_LAYOUT, chunk.map(actionRow)), PARQUET_OPTIONS);
     const name = `${randomUUID()}.parquet`;
     const key = `${root}${SIDECAR_DIR}${name}`;
     if (!(await store.putIfAbsent(key, bytes))) throw new Error(`Sidecar ${key} already exists`);
@@ -243,10 +239,10 @@ export async function writeCheckpointState(
   for (const d of state.domainMetadata) if (!d.removed) nonFileActions.push({ domainMetadata: d });
 
   // Step 4.
-  const rows = nonFileActions.map(nonFileActionRow);
-  if (inline) for (const a of buffer) rows.push(fileActionRow(a));
-  else for (const sidecar of sidecars) rows.push({ sidecar: sidecarRow(sidecar) });
-  const top = writeParquet(buildTable(CHECKPOINT_SCHEMA, rows), PARQUET_OPTIONS);
+  const rows = nonFileActions.map(actionRow);
+  if (inline) for (const a of buffer) rows.push(actionRow(a));
+  else for (const sidecar of sidecars) rows.push({ sidecar });
+  const top = writeParquet(buildTable(CHECKPOINT_LAYOUT, rows), PARQUET_OPTIONS);
   rows.length = 0;
   buffer = [];
   const fileName = `${padVersion(version)}.checkpoint.${uuid}.parquet`;
@@ -316,10 +312,11 @@ export async function writeCheckpointState(
 /**
  * The state at `version` as the newest checkpoint at or below it plus the commits after it,
  * without loading the file list: non-file actions and the later commits' file actions are read
- * up front (the commits since one checkpoint are few), the checkpoint's sidecars are read one row
- * group at a time while the new checkpoint is written, and any file a later commit touched is
- * skipped there and taken from the commits instead. Undefined when no readable checkpoint at or
- * below `version` connects to it through published commits; callers then load a snapshot.
+ * up front (the commits since one checkpoint are few), the checkpoint's file actions (sidecars,
+ * or inline in its Parquet parts) are read one row group at a time while the new checkpoint is
+ * written, and any file a later commit touched is skipped there and taken from the commits
+ * instead. Undefined when no readable checkpoint at or below `version` connects to it through
+ * published commits; callers then load a snapshot.
  */
 export async function checkpointStateFromLog(
   store: ObjectStore,
@@ -339,7 +336,7 @@ export async function checkpointStateFromLog(
     .filter((c) => c.version <= version && c.version >= gapFloor - 1)
     .reverse();
   for (const previous of candidates) {
-    let top: Action[];
+    let top: TopLevel;
     try {
       top = await readTopLevel(store, previous, hint);
     } catch {
@@ -360,11 +357,24 @@ export async function checkpointStateFromLog(
   return undefined;
 }
 
+/**
+ * A checkpoint's top-level content: its non-file actions and sidecar list in memory (they are
+ * few), and the file actions it holds inline as a stream. Inline file actions are few in Silt's
+ * own checkpoints (the writer switches to sidecars), but a classic or multi-part checkpoint that
+ * another engine wrote may hold every add of a large table; a Parquet part is therefore read
+ * twice from the same bytes: once for the non-file columns only, then for add and remove one row
+ * group at a time.
+ */
+interface TopLevel {
+  actions: Action[];
+  inline: () => AsyncIterable<FileAction>;
+}
+
 async function readTopLevel(
   store: ObjectStore,
   checkpoint: CheckpointFile,
   hint: LastCheckpoint | undefined,
-): Promise<Action[]> {
+): Promise<TopLevel> {
   const v2 = hint?.v2Checkpoint;
   if (
     checkpoint.kind === "v2" &&
@@ -373,31 +383,53 @@ async function readTopLevel(
     v2.sidecarFiles !== undefined &&
     checkpoint.keys[0]!.endsWith(`/${v2.path}`)
   ) {
-    return [...v2.nonFileActions, ...v2.sidecarFiles.map((sidecar) => ({ sidecar }))];
+    const actions = [...v2.nonFileActions, ...v2.sidecarFiles.map((sidecar) => ({ sidecar }))];
+    return { actions, inline: async function* () {} };
   }
-  const parts = await Promise.all(
-    checkpoint.keys.map(async (key) => {
-      const bytes = await store.get(key);
-      return checkpoint.format === "json"
-        ? parseActions(new TextDecoder().decode(bytes))
-        : readParquetActions(bytes);
-    }),
-  );
-  return parts.flat();
+  const parts = await Promise.all(checkpoint.keys.map((key) => store.get(key)));
+  if (checkpoint.format === "json") {
+    // Only V2 checkpoints come as JSON, and writers put a large table's files in sidecars.
+    const all = parts.flatMap((bytes) => parseActions(new TextDecoder().decode(bytes)));
+    const files = all.filter((a): a is FileAction => "add" in a || "remove" in a);
+    return {
+      actions: all.filter((a) => !("add" in a || "remove" in a)),
+      inline: async function* () {
+        yield* files;
+      },
+    };
+  }
+  const actions: Action[] = [];
+  for (const bytes of parts) actions.push(...(await readParquetActions(bytes, NON_FILE_COLUMNS)));
+  return {
+    actions,
+    inline: async function* () {
+      for (const bytes of parts) {
+        for await (const group of fileActionsByRowGroup(bytes)) yield* group;
+      }
+    },
+  };
 }
+
+const NON_FILE_COLUMNS = [
+  "protocol",
+  "metaData",
+  "txn",
+  "domainMetadata",
+  "checkpointMetadata",
+  "sidecar",
+] as const;
 
 function overlay(
   store: ObjectStore,
   root: string,
   version: number,
-  top: Action[],
+  top: TopLevel,
   later: Action[][],
 ): CheckpointState {
   let protocol: Protocol | undefined;
   let metadata: Metadata | undefined;
   const txns = new Map<string, Txn>();
   const domains = new Map<string, DomainMetadata>();
-  const inlineFiles: FileAction[] = [];
   const sidecars: Sidecar[] = [];
   const changed = new Map<string, FileAction>();
   const applyNonFile = (a: Action) => {
@@ -406,9 +438,8 @@ function overlay(
     else if ("txn" in a) txns.set(a.txn.appId, a.txn);
     else if ("domainMetadata" in a) domains.set(a.domainMetadata.domain, a.domainMetadata);
   };
-  for (const a of top) {
-    if ("add" in a || "remove" in a) inlineFiles.push(a);
-    else if ("sidecar" in a) sidecars.push(a.sidecar);
+  for (const a of top.actions) {
+    if ("sidecar" in a) sidecars.push(a.sidecar);
     else applyNonFile(a);
   }
   for (const actions of later) {
@@ -430,8 +461,7 @@ function overlay(
     txns: txns.values(),
     domainMetadata: [...domains.values()].filter((d) => !d.removed),
     fileActions: (async function* () {
-      for (const a of inlineFiles) if (unchanged(a)) yield a;
-      inlineFiles.length = 0;
+      for await (const a of top.inline()) if (unchanged(a)) yield a;
       for (const sidecar of sidecars) {
         const bytes = await store.get(sidecarKey(root, sidecar.path));
         for await (const actions of fileActionsByRowGroup(bytes)) {
@@ -443,30 +473,10 @@ function overlay(
   };
 }
 
-/**
- * The add and remove actions of a sidecar, one row group at a time: hyparquet decodes a whole
- * row group of nested columns at once, so this keeps the transient memory to one group's worth.
- */
+/** The add and remove actions of a Parquet checkpoint part or sidecar, one row group at a time. */
 async function* fileActionsByRowGroup(bytes: Uint8Array): AsyncGenerator<FileAction[]> {
-  const file = bytes.buffer.slice(
-    bytes.byteOffset,
-    bytes.byteOffset + bytes.byteLength,
-  ) as ArrayBuffer;
-  const metadata = parquetMetadata(file);
-  const present = new Set(parquetSchema(metadata).children.map((c) => c.element.name));
-  const columns = ["add", "remove"].filter((c) => present.has(c));
-  if (columns.length === 0) return;
-  let rowStart = 0;
-  for (const group of metadata.row_groups) {
-    const rowEnd = rowStart + Number(group.num_rows);
-    const rows = await parquetReadObjects({ file, metadata, columns, rowStart, rowEnd });
-    rowStart = rowEnd;
-    const out: FileAction[] = [];
-    for (const row of rows) {
-      const a = toAction(row);
-      if (a !== undefined && ("add" in a || "remove" in a)) out.push(a);
-    }
-    yield out;
+  for await (const group of parquetActionsByRowGroup(bytes, ["add", "remove"])) {
+    yield group.filter((a): a is FileAction => "add" in a || "remove" in a);
   }
 }
 
@@ -630,23 +640,41 @@ function deltaType(t: ColumnType): unknown {
   }
 }
 
-const schemaOf = (columns: StructType): arrow.Schema =>
-  new arrow.Schema(columns.map(([name, type]) => new arrow.Field(name, arrowType(type), true)));
+interface Layout {
+  columns: StructType;
+  schema: arrow.Schema;
+}
 
-const CHECKPOINT_SCHEMA = schemaOf(CHECKPOINT_COLUMNS);
-const SIDECAR_SCHEMA = schemaOf(SIDECAR_COLUMNS);
+const layoutOf = (columns: StructType): Layout => ({
+  columns,
+  schema: new arrow.Schema(
+    columns.map(([name, type]) => new arrow.Field(name, arrowType(type), true)),
+  ),
+});
+
+const CHECKPOINT_LAYOUT = layoutOf(CHECKPOINT_COLUMNS);
+const SIDECAR_LAYOUT = layoutOf(SIDECAR_COLUMNS);
 const SIDECAR_FILE_SCHEMA = JSON.stringify(deltaType(SIDECAR_COLUMNS));
 
+/**
+ * Rows are plain objects in the layout's shape: strings, numbers (int64 columns too), booleans,
+ * string-to-string objects for maps, string arrays; null or undefined for null.
+ */
 type Row = Record<string, unknown>;
 
-function buildTable(schema: arrow.Schema, rows: Row[]): arrow.Table {
-  const builders = schema.fields.map((f) =>
-    arrow.makeBuilder({ type: f.type, nullValues: [null, undefined] }),
+/**
+ * The rows as one Arrow record batch, column by column into typed arrays: Arrow's generic row
+ * builders cost several times the Parquet encoding on a 1M-file checkpoint, mostly garbage.
+ */
+function buildTable(layout: Layout, rows: readonly Row[]): arrow.Table {
+  const { columns, schema } = layout;
+  const children = columns.map(([name, t], i) =>
+    columnData(
+      t,
+      schema.fields[i]!.type,
+      rows.map((r) => r[name]),
+    ),
   );
-  for (const row of rows) {
-    for (let i = 0; i < builders.length; i++) builders[i]!.append(row[schema.fields[i]!.name]);
-  }
-  const children = builders.map((b) => b.finish().flush());
   const data = arrow.makeData({
     type: new arrow.Struct(schema.fields),
     length: rows.length,
@@ -656,118 +684,142 @@ function buildTable(schema: arrow.Schema, rows: Row[]): arrow.Table {
   return new arrow.Table(schema, new arrow.RecordBatch(schema, data));
 }
 
-const long = (n: number | null | undefined): bigint | null =>
-  n === null || n === undefined ? null : BigInt(Math.trunc(n));
+const isNull = (v: unknown): v is null | undefined => v === null || v === undefined;
 
-const strMap = (m: Record<string, string | null> | null | undefined) =>
-  m === null || m === undefined ? null : new Map(Object.entries(m));
-
-function dvRow(d: DeletionVectorDescriptor | null | undefined): Row | null {
-  if (d === null || d === undefined) return null;
-  return {
-    storageType: d.storageType,
-    pathOrInlineDv: d.pathOrInlineDv,
-    offset: d.offset ?? null,
-    sizeInBytes: d.sizeInBytes,
-    cardinality: long(d.cardinality),
-  };
-}
-
-function fileActionRow(a: FileAction): Row {
-  if ("add" in a) {
-    const f = a.add;
-    return {
-      add: {
-        path: f.path,
-        partitionValues: strMap(f.partitionValues) ?? new Map(),
-        size: long(f.size),
-        modificationTime: long(f.modificationTime),
-        dataChange: f.dataChange,
-        stats: f.stats ?? null,
-        tags: strMap(f.tags),
-        deletionVector: dvRow(f.deletionVector),
-        baseRowId: long(f.baseRowId),
-        defaultRowCommitVersion: long(f.defaultRowCommitVersion),
-        clusteringProvider: f.clusteringProvider ?? null,
-      },
-    };
+/** Validity bitmap of `values` (bit set = present), undefined when nothing is null. */
+function validity(values: readonly unknown[]): { nullBitmap?: Uint8Array; nullCount: number } {
+  let nullCount = 0;
+  for (const v of values) if (isNull(v)) nullCount++;
+  if (nullCount === 0) return { nullCount };
+  const nullBitmap = new Uint8Array((values.length + 7) >> 3);
+  for (let i = 0; i < values.length; i++) {
+    if (!isNull(values[i])) nullBitmap[i >> 3]! |= 1 << (i & 7);
   }
-  const r = a.remove;
-  return {
-    remove: {
-      path: r.path,
-      deletionTimestamp: long(r.deletionTimestamp),
-      dataChange: r.dataChange,
-      extendedFileMetadata: r.extendedFileMetadata ?? null,
-      partitionValues: strMap(r.partitionValues),
-      size: long(r.size),
-      deletionVector: dvRow(r.deletionVector),
-      baseRowId: long(r.baseRowId),
-      defaultRowCommitVersion: long(r.defaultRowCommitVersion),
-    },
-  };
+  return { nullBitmap, nullCount };
 }
 
-function sidecarRow(s: Sidecar): Row {
-  return {
-    path: s.path,
-    sizeInBytes: long(s.sizeInBytes),
-    modificationTime: long(s.modificationTime),
-    tags: strMap(s.tags),
-  };
-}
-
-function nonFileActionRow(a: Action): Row {
-  if ("checkpointMetadata" in a) {
-    return {
-      checkpointMetadata: {
-        version: long(a.checkpointMetadata.version),
-        tags: strMap(a.checkpointMetadata.tags),
-      },
-    };
+function utf8Data(type: arrow.DataType, values: readonly unknown[]): arrow.Data {
+  const valueOffsets = new Int32Array(values.length + 1);
+  const parts: string[] = [];
+  let bytes = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === "string") {
+      parts.push(v);
+      bytes += Buffer.byteLength(v);
+    }
+    valueOffsets[i + 1] = bytes;
   }
-  if ("protocol" in a) {
-    const p = a.protocol;
-    return {
-      protocol: {
-        minReaderVersion: p.minReaderVersion,
-        minWriterVersion: p.minWriterVersion,
-        readerFeatures: p.readerFeatures ?? null,
-        writerFeatures: p.writerFeatures ?? null,
-      },
-    };
+  // One encode of the joined strings instead of one per value.
+  const data = new TextEncoder().encode(parts.join(""));
+  return arrow.makeData({
+    type: type as arrow.Utf8,
+    length: values.length,
+    ...validity(values),
+    valueOffsets,
+    data,
+  });
+}
+
+function columnData(t: ColumnType, type: arrow.DataType, values: readonly unknown[]): arrow.Data {
+  const length = values.length;
+  switch (t) {
+    case "string":
+      return utf8Data(type, values);
+    case "long": {
+      // Written as 32-bit halves: a BigInt per value would be most of the cost.
+      const data = new BigInt64Array(length);
+      const words = new Int32Array(data.buffer);
+      for (let i = 0; i < length; i++) {
+        const v = values[i];
+        if (typeof v !== "number") continue;
+        const n = Math.trunc(v);
+        const hi = Math.floor(n / 2 ** 32);
+        words[2 * i] = n - hi * 2 ** 32;
+        words[2 * i + 1] = hi;
+      }
+      return arrow.makeData({ type: type as arrow.Int64, length, ...validity(values), data });
+    }
+    case "integer": {
+      const data = new Int32Array(length);
+      for (let i = 0; i < length; i++) data[i] = (values[i] as number | null) ?? 0;
+      return arrow.makeData({ type: type as arrow.Int32, length, ...validity(values), data });
+    }
+    case "boolean": {
+      const data = new Uint8Array((length + 7) >> 3);
+      for (let i = 0; i < length; i++) if (values[i] === true) data[i >> 3]! |= 1 << (i & 7);
+      return arrow.makeData({ type: type as arrow.Bool, length, ...validity(values), data });
+    }
+    case "map":
+    case "array": {
+      const valueOffsets = new Int32Array(length + 1);
+      const keys: string[] = [];
+      const items: unknown[] = [];
+      for (let i = 0; i < length; i++) {
+        const v = values[i];
+        if (t === "array" && Array.isArray(v)) items.push(...v);
+        else if (t === "map" && !isNull(v)) {
+          for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+            keys.push(k);
+            items.push(x);
+          }
+        }
+        valueOffsets[i + 1] = items.length;
+      }
+      const childType = (type as arrow.Map_ | arrow.List).children[0]!.type;
+      const child =
+        t === "array"
+          ? utf8Data(childType, items)
+          : arrow.makeData({
+              type: childType as arrow.Struct,
+              length: items.length,
+              nullCount: 0,
+              children: [
+                utf8Data(childType.children[0]!.type, keys),
+                utf8Data(childType.children[1]!.type, items),
+              ],
+            });
+      return arrow.makeData({
+        type: type as arrow.Map_,
+        length,
+        ...validity(values),
+        valueOffsets,
+        child,
+      } as never);
+    }
+    default: {
+      const children = t.map(([name, ct], k) =>
+        columnData(
+          ct,
+          type.children[k]!.type,
+          values.map((v) => (isNull(v) ? null : (v as Row)[name])),
+        ),
+      );
+      return arrow.makeData({ type: type as arrow.Struct, length, ...validity(values), children });
+    }
+  }
+}
+
+/**
+ * An action as a checkpoint row. Actions already have the layout's shape (columns pick their
+ * fields by name, so a remove's stats and tags are left out as Spark leaves them out); only the
+ * maps the protocol requires get a value when a JSON commit left them out.
+ */
+function actionRow(a: Action): Row {
+  if ("add" in a && isNull(a.add.partitionValues)) {
+    return { add: { ...a.add, partitionValues: {} } };
   }
   if ("metaData" in a) {
     const m = a.metaData;
     return {
       metaData: {
-        id: m.id,
-        name: m.name ?? null,
-        description: m.description ?? null,
-        format: { provider: m.format.provider, options: strMap(m.format.options) ?? new Map() },
-        schemaString: m.schemaString,
-        partitionColumns: m.partitionColumns,
-        configuration: strMap(m.configuration) ?? new Map(),
-        createdTime: long(m.createdTime),
+        ...m,
+        format: { ...m.format, options: m.format.options ?? {} },
+        configuration: m.configuration ?? {},
       },
     };
   }
-  if ("txn" in a) {
-    return {
-      txn: {
-        appId: a.txn.appId,
-        version: long(a.txn.version),
-        lastUpdated: long(a.txn.lastUpdated),
-      },
-    };
-  }
-  if ("domainMetadata" in a) {
-    const d = a.domainMetadata;
-    return {
-      domainMetadata: { domain: d.domain, configuration: d.configuration, removed: d.removed },
-    };
-  }
-  throw new Error(`Not a non-file checkpoint action: ${Object.keys(a)[0]}`);
+  return a as Row;
 }
 
 const normalizeRoot = (root: string): string =>
