@@ -19,49 +19,40 @@ const DUMMY_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3RVER" };
 
 const credentialsInEnv = (): boolean => Boolean(env("AWS_ACCESS_KEY_ID") ?? env("AWS_PROFILE"));
 
-export function createS3Client(opts?: ClientOptions): S3Client {
-  const endpoint = opts?.endpoint ?? env("AWS_ENDPOINT_URL_S3") ?? env("AWS_ENDPOINT_URL");
-  if (endpoint === undefined) return new S3Client({ region: region(opts) });
-  return new S3Client({
+/**
+ * A client's configuration: the service's own endpoint variable (AWS_ENDPOINT_URL_<SERVICE>), else
+ * the shared one, else AWS itself. Pointed at an emulator, it falls back to dummy credentials.
+ */
+function clientConfig(service: string, opts: ClientOptions | undefined) {
+  const endpoint = opts?.endpoint ?? env(`AWS_ENDPOINT_URL_${service}`) ?? env("AWS_ENDPOINT_URL");
+  if (endpoint === undefined) return { region: region(opts) };
+  return {
     region: region(opts),
     endpoint,
+    ...(credentialsInEnv() ? {} : { credentials: DUMMY_CREDENTIALS }),
+  };
+}
+
+export function createS3Client(opts?: ClientOptions): S3Client {
+  const config = clientConfig("S3", opts);
+  if (!("endpoint" in config)) return new S3Client(config);
+  return new S3Client({
+    ...config,
     // Emulators serve buckets under the path, not as subdomains of the endpoint host.
     forcePathStyle: true,
     // Newer SDKs send aws-chunked bodies with trailing checksums by default, which emulators
     // store verbatim instead of decoding.
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
-    ...(credentialsInEnv() ? {} : { credentials: DUMMY_CREDENTIALS }),
   });
 }
 
-export function createDynamoClient(opts?: ClientOptions): DynamoDBClient {
-  const endpoint = opts?.endpoint ?? env("AWS_ENDPOINT_URL_DYNAMODB") ?? env("AWS_ENDPOINT_URL");
-  if (endpoint === undefined) return new DynamoDBClient({ region: region(opts) });
-  return new DynamoDBClient({
-    region: region(opts),
-    endpoint,
-    ...(credentialsInEnv() ? {} : { credentials: DUMMY_CREDENTIALS }),
-  });
-}
+export const createDynamoClient = (opts?: ClientOptions): DynamoDBClient =>
+  new DynamoDBClient(clientConfig("DYNAMODB", opts));
 
-export function createSqsClient(opts?: ClientOptions): SQSClient {
-  const endpoint = opts?.endpoint ?? env("AWS_ENDPOINT_URL_SQS") ?? env("AWS_ENDPOINT_URL");
-  if (endpoint === undefined) return new SQSClient({ region: region(opts) });
-  return new SQSClient({
-    region: region(opts),
-    endpoint,
-    ...(credentialsInEnv() ? {} : { credentials: DUMMY_CREDENTIALS }),
-  });
-}
+export const createSqsClient = (opts?: ClientOptions): SQSClient =>
+  new SQSClient(clientConfig("SQS", opts));
 
 /** For credential vending (lib/auth/credentials.ts): AssumeRole of the table-access role. */
-export function createStsClient(opts?: ClientOptions): STSClient {
-  const endpoint = opts?.endpoint ?? env("AWS_ENDPOINT_URL_STS") ?? env("AWS_ENDPOINT_URL");
-  if (endpoint === undefined) return new STSClient({ region: region(opts) });
-  return new STSClient({
-    region: region(opts),
-    endpoint,
-    ...(credentialsInEnv() ? {} : { credentials: DUMMY_CREDENTIALS }),
-  });
-}
+export const createStsClient = (opts?: ClientOptions): STSClient =>
+  new STSClient(clientConfig("STS", opts));

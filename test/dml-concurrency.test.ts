@@ -10,9 +10,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SiltContext } from "../lib/context.ts";
 import { executeSql } from "../lib/sql/execute.ts";
-import type { ObjectStore } from "../lib/storage/object-store.ts";
 import { type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
 import { sqlClient } from "./helpers/sql-client.ts";
+import { hookedStore, once } from "./helpers/store-hooks.ts";
 
 let silt: SiltHarness;
 const { ok, history, rows } = sqlClient(() => silt, { catalog: "rc", schema: "s" });
@@ -31,33 +31,8 @@ afterAll(async () => {
  * the table and built its actions, so it must rebase over the rival or fail.
  */
 function racing(rival: () => Promise<unknown>): SiltContext {
-  let fired = false;
-  const store = silt.ctx.store;
-  const beforeStaging = async (key: string) => {
-    if (!fired && key.includes("/_delta_log/_staged_commits/")) {
-      fired = true;
-      await rival();
-    }
-  };
-  const wrapped: ObjectStore = {
-    get: (k) => store.get(k),
-    getRange: (k, a, b) => store.getRange(k, a, b),
-    getSuffix: (k, n) => store.getSuffix(k, n),
-    head: (k) => store.head(k),
-    list: (p, o) => store.list(p, o),
-    delete: (k) => store.delete(k),
-    deleteMany: (ks) => store.deleteMany(ks),
-    copyIfAbsent: (a, b) => store.copyIfAbsent(a, b),
-    put: async (key, body) => {
-      await beforeStaging(key);
-      return store.put(key, body);
-    },
-    putIfAbsent: async (key, body) => {
-      await beforeStaging(key);
-      return store.putIfAbsent(key, body);
-    },
-  };
-  return { ...silt.ctx, store: wrapped };
+  const staging = (key: string) => key.includes("/_delta_log/_staged_commits/");
+  return { ...silt.ctx, store: hookedStore(silt.ctx.store, once(staging, rival)) };
 }
 
 const run = (ctx: SiltContext, statement: string) =>

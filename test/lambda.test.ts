@@ -12,33 +12,10 @@ import { ensureCatalogTable } from "../lib/catalog/catalog-store.ts";
 import { ensureCommitTable } from "../lib/commit/arbiter.ts";
 import { httpHandler } from "../lib/runtime/lambda.ts";
 import { type DynamoHandle, startDynamo } from "./helpers/dynamo-emulator.ts";
+import { httpEvent } from "./helpers/lambda-env.ts";
 import { type S3TestEndpoint, startS3Emulator } from "./helpers/s3-emulator.ts";
 
-/** A payload v2 event; `principal` adds the IAM authorizer context API Gateway would. */
-function event(method: string, path: string, body?: unknown, query = "", principal?: string) {
-  return {
-    version: "2.0",
-    routeKey: "$default",
-    rawPath: path,
-    rawQueryString: query,
-    headers: { "content-type": "application/json", host: "api.example.com" },
-    requestContext: {
-      accountId: "123456789012",
-      apiId: "api",
-      domainName: "api.example.com",
-      domainPrefix: "api",
-      http: { method, path, protocol: "HTTP/1.1", sourceIp: "127.0.0.1", userAgent: "vitest" },
-      requestId: "req-1",
-      routeKey: "$default",
-      stage: "$default",
-      time: "29/Nov/2026:00:00:00 +0000",
-      timeEpoch: 0,
-      ...(principal === undefined ? {} : { authorizer: { iam: { userArn: principal } } }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    isBase64Encoded: false,
-  };
-}
+const event = httpEvent;
 
 type Handler = (e: ReturnType<typeof event>) => Promise<{ statusCode: number; body: string }>;
 

@@ -18,15 +18,13 @@ import {
 } from "../lib/runtime/maintenance-handler.ts";
 import {
   captureStdout,
-  httpEvent,
+  type HttpHandler,
   type LambdaEnv,
   lambdaContext,
+  sqlThroughHandler,
   startLambdaEnv,
 } from "./helpers/lambda-env.ts";
 
-type HttpHandler = (
-  e: ReturnType<typeof httpEvent>,
-) => Promise<{ statusCode: number; body: string }>;
 type MaintenanceHandler = (
   e: ScheduledEvent,
   c?: LambdaContextLike,
@@ -50,16 +48,7 @@ let sql: HttpHandler;
 let maintain: MaintenanceHandler;
 let postCommit: PostCommitConfig;
 
-const ok = async (statement: string) => {
-  const res = await sql(httpEvent("POST", "/api/v1/sql", { statement }));
-  expect(res.statusCode, `${statement}\n${res.body}`).toBe(200);
-  return JSON.parse(res.body) as { columns: { name: string }[]; rows: unknown[][] };
-};
-const operations = async (table: string) => {
-  const h = await ok(`DESCRIBE HISTORY ${table}`);
-  const at = h.columns.findIndex((c) => c.name === "operation");
-  return h.rows.map((r) => r[at]);
-};
+const { ok, operations } = sqlThroughHandler(() => sql);
 const liveFiles = async (table: string) =>
   (await openTable(await contextFromEnv(), table)).snapshot.files;
 const cursor = async () =>

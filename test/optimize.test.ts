@@ -11,9 +11,9 @@ import { type AddFile, commitFileName, parseActions } from "../lib/delta/actions
 import { physicalName } from "../lib/delta/column-mapping.ts";
 import { openTable } from "../lib/ops/open-table.ts";
 import { optimizeTable } from "../lib/ops/optimize.ts";
-import type { ObjectStore } from "../lib/storage/object-store.ts";
 import { type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
 import { sqlClient } from "./helpers/sql-client.ts";
+import { hookedStore, once } from "./helpers/store-hooks.ts";
 
 let silt: SiltHarness;
 const { sql, ok, history, rows, failsUnchanged } = sqlClient(() => silt, {
@@ -224,29 +224,13 @@ describe("OPTIMIZE", () => {
 
   describe("against concurrent writers", () => {
     /** A context whose first data-file write runs `during` first: OPTIMIZE has read by then. */
-    const interleaved = (during: () => Promise<void>): SiltContext => {
-      let fired = false;
-      const store = silt.ctx.store;
-      const wrapped: ObjectStore = {
-        get: (k) => store.get(k),
-        getRange: (k, a, b) => store.getRange(k, a, b),
-        getSuffix: (k, n) => store.getSuffix(k, n),
-        head: (k) => store.head(k),
-        putIfAbsent: (k, b) => store.putIfAbsent(k, b),
-        list: (p, o) => store.list(p, o),
-        delete: (k) => store.delete(k),
-        deleteMany: (ks) => store.deleteMany(ks),
-        copyIfAbsent: (a, b) => store.copyIfAbsent(a, b),
-        put: async (key, body) => {
-          if (!fired && key.endsWith(".parquet")) {
-            fired = true;
-            await during();
-          }
-          return store.put(key, body);
-        },
-      };
-      return { ...silt.ctx, store: wrapped };
-    };
+    const interleaved = (during: () => Promise<void>): SiltContext => ({
+      ...silt.ctx,
+      store: hookedStore(
+        silt.ctx.store,
+        once((key) => key.endsWith(".parquet"), during),
+      ),
+    });
 
     it("commits around a concurrent append", async () => {
       await ok("CREATE TABLE ca (id INT) USING DELTA");

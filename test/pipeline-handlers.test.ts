@@ -18,17 +18,15 @@ import type { LambdaContextLike } from "../lib/runtime/invocation.ts";
 import { contextFromEnv } from "../lib/runtime/lambda.ts";
 import {
   captureStdout,
+  type HttpHandler,
   httpEvent,
   type LambdaEnv,
   lambdaContext,
+  sqlThroughHandler,
   startLambdaEnv,
 } from "./helpers/lambda-env.ts";
 import { lambdaRecord } from "./helpers/sqs-server.ts";
 
-type HttpHandler = (
-  e: ReturnType<typeof httpEvent>,
-  c?: LambdaContextLike,
-) => Promise<{ statusCode: number; body: string }>;
 type EnqueueHandler = (e: S3EventBridgeEvent, c?: LambdaContextLike) => Promise<void>;
 type IngestHandler = (e: SqsEvent, c?: LambdaContextLike) => Promise<SqsBatchResponse>;
 
@@ -38,16 +36,7 @@ let enqueue: EnqueueHandler;
 let ingest: IngestHandler;
 let sequencer = 0x1000;
 
-const ok = async (statement: string) => {
-  const res = await sql(httpEvent("POST", "/api/v1/sql", { statement }));
-  expect(res.statusCode, `${statement}\n${res.body}`).toBe(200);
-  return JSON.parse(res.body) as { columns: { name: string }[]; rows: unknown[][] };
-};
-const operations = async (table: string) => {
-  const h = await ok(`DESCRIBE HISTORY ${table}`);
-  const at = h.columns.findIndex((c) => c.name === "operation");
-  return h.rows.map((r) => r[at]);
-};
+const { ok, operations } = sqlThroughHandler(() => sql);
 const put = async (key: string, text: string) =>
   (await contextFromEnv()).store.put(key, new TextEncoder().encode(text));
 

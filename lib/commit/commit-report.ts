@@ -7,9 +7,8 @@
  * whatever the operation: an OPTIMIZE's rewritten files count too, which the Operation dimension
  * tells apart. Rows are left out of the line when an added file has no statistics.
  */
-import type { Action } from "../delta/actions.ts";
+import { type Action, numRecordsOf } from "../delta/actions.ts";
 import { emitMetrics } from "../metrics.ts";
-import { numRecords } from "./conflicts.ts";
 
 export interface CommitReport {
   tableName: string;
@@ -31,7 +30,7 @@ export function reportCommit(report: CommitReport): void {
     if (!("add" in a)) continue;
     files++;
     bytes += a.add.size;
-    const n = numRecords(a.add);
+    const n = numRecordsOf(a.add);
     rows = rows === undefined || n === undefined ? undefined : rows + n;
   }
   emitMetrics(

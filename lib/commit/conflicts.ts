@@ -22,7 +22,13 @@
  *
  * All conflicts are SiltErrors with HTTP 409 and SQLSTATE 2D521.
  */
-import type { Action, AddFile, CommitInfo, DomainMetadata } from "../delta/actions.ts";
+import {
+  type Action,
+  type AddFile,
+  type CommitInfo,
+  type DomainMetadata,
+  numRecordsOf,
+} from "../delta/actions.ts";
 import { conflict, internal, type SiltError } from "../errors.ts";
 
 export type IsolationLevel = "Serializable" | "WriteSerializable";
@@ -254,7 +260,7 @@ export function rebaseRowTracking(
     if (fresh) {
       anyFresh = true;
       next.baseRowId = (add.baseRowId as number) + shift;
-      const rows = numRecords(add);
+      const rows = numRecordsOf(add);
       if (rows === undefined) freshMaxKnown = false;
       else freshMax = Math.max(freshMax, next.baseRowId + rows - 1);
     }
@@ -289,11 +295,4 @@ export function rebaseRowTracking(
     });
   }
   return { actions: out, baseHwm: target };
-}
-
-/** The add's `numRecords` statistic, when it has statistics. */
-export function numRecords(add: AddFile): number | undefined {
-  if (add.stats == null) return undefined;
-  const n = (JSON.parse(add.stats) as { numRecords?: unknown }).numRecords;
-  return typeof n === "number" ? n : undefined;
 }

@@ -146,6 +146,13 @@ const KNOWN = new Set([
 ]);
 
 /** Parses newline-delimited JSON actions, skipping blank lines and unknown actions. */
+/** A file's `numRecords` statistic, when it has statistics. */
+export function numRecordsOf(file: AddFile): number | undefined {
+  if (!file.stats) return undefined;
+  const n = (JSON.parse(file.stats) as { numRecords?: unknown }).numRecords;
+  return typeof n === "number" ? n : undefined;
+}
+
 export function parseActions(text: string): Action[] {
   const out: Action[] = [];
   for (const line of text.split("\n")) {

@@ -16,7 +16,7 @@
  *    nothing to commit and the table keeps its version, as in Delta.
  */
 import type { SiltContext } from "../context.ts";
-import type { Action } from "../delta/actions.ts";
+import { type Action, numRecordsOf } from "../delta/actions.ts";
 import { expressionSql, referencedColumns, scopeOf, type Typed } from "../expr/analyze.ts";
 import type { Expr } from "../expr/ast.ts";
 import { evaluatePredicate, evaluateScalar } from "../expr/evaluate.ts";
@@ -33,13 +33,7 @@ import {
   stringMetrics,
 } from "./dml-common.ts";
 import type { TableRef } from "./open-table.ts";
-import {
-  deleteActions,
-  type FileMatch,
-  findMatches,
-  numRecordsOf,
-  removeOf,
-} from "./row-deletes.ts";
+import { deleteActions, type FileMatch, findMatches, removeOf } from "./row-deletes.ts";
 
 export interface DeleteRequest {
   /** The WHERE condition; absent deletes every row. */

@@ -34,7 +34,7 @@ import type * as arrow from "apache-arrow";
 import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
 import { concatTables, filterTable, takeRows } from "../data/kernels.ts";
-import type { Action, AddFile } from "../delta/actions.ts";
+import { type Action, type AddFile, numRecordsOf } from "../delta/actions.ts";
 import {
   concatIdentities,
   freshIdentities,
@@ -49,7 +49,7 @@ import { isolationLevelOf } from "./append.ts";
 import { analyzeCondition, type DmlTarget, elapsed, partitionDecider } from "./dml-common.ts";
 import { displayName, openTable, type TableRef } from "./open-table.ts";
 import { readFileRows } from "./read-files.ts";
-import { numRecordsOf, removeOf } from "./row-deletes.ts";
+import { removeOf } from "./row-deletes.ts";
 import { writeDataFiles } from "./write-files.ts";
 import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
 import { zOrderIndexes } from "./zorder.ts";

@@ -18,7 +18,7 @@
  */
 import type * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
-import type { Action, AddFile, RemoveFile } from "../delta/actions.ts";
+import { type Action, type AddFile, numRecordsOf, type RemoveFile } from "../delta/actions.ts";
 import {
   deletedRowMask,
   loadDeletionVector,
@@ -132,12 +132,6 @@ async function matchFile(
     table,
     identities,
   };
-}
-
-export function numRecordsOf(file: AddFile): number | undefined {
-  if (!file.stats) return undefined;
-  const n = (JSON.parse(file.stats) as { numRecords?: unknown }).numRecords;
-  return typeof n === "number" ? n : undefined;
 }
 
 export interface DeleteMetrics {

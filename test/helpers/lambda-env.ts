@@ -100,13 +100,22 @@ export async function captureStdout<T>(
   }
 }
 
-/** An API Gateway HTTP API (payload 2.0) event, as the functions behind the API receive it. */
-export function httpEvent(method: string, path: string, body?: unknown) {
+/**
+ * An API Gateway HTTP API (payload 2.0) event, as the functions behind the API receive it;
+ * `principal` adds the IAM authorizer context API Gateway would.
+ */
+export function httpEvent(
+  method: string,
+  path: string,
+  body?: unknown,
+  query = "",
+  principal?: string,
+) {
   return {
     version: "2.0",
     routeKey: "$default",
     rawPath: path,
-    rawQueryString: "",
+    rawQueryString: query,
     headers: { "content-type": "application/json", host: "api.example.com" },
     requestContext: {
       accountId: "123456789012",
@@ -119,8 +128,30 @@ export function httpEvent(method: string, path: string, body?: unknown) {
       stage: "$default",
       time: "01/Jan/2026:00:00:00 +0000",
       timeEpoch: 1767225600000,
+      ...(principal === undefined ? {} : { authorizer: { iam: { userArn: principal } } }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
     isBase64Encoded: false,
   };
+}
+
+export type HttpHandler = (
+  e: ReturnType<typeof httpEvent>,
+  c?: unknown,
+) => Promise<{ statusCode: number; body: string }>;
+
+/** SQL through the sql function's handler (read on each call, so it can be loaded later). */
+export function sqlThroughHandler(handler: () => HttpHandler) {
+  const ok = async (statement: string) => {
+    const res = await handler()(httpEvent("POST", "/api/v1/sql", { statement }));
+    if (res.statusCode !== 200) throw new Error(`${statement}\n${res.statusCode} ${res.body}`);
+    return JSON.parse(res.body) as { columns: { name: string }[]; rows: unknown[][] };
+  };
+  /** A table's operations, newest first. */
+  const operations = async (table: string) => {
+    const h = await ok(`DESCRIBE HISTORY ${table}`);
+    const at = h.columns.findIndex((c) => c.name === "operation");
+    return h.rows.map((r) => r[at]);
+  };
+  return { ok, operations };
 }
