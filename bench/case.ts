@@ -21,6 +21,7 @@ import { createTable } from "../lib/ops/create-table.ts";
 import { openTable } from "../lib/ops/open-table.ts";
 import { fileKey } from "../lib/ops/read-files.ts";
 import { scanTable } from "../lib/ops/scan.ts";
+import { AGGREGATE_CASES } from "./aggregate.ts";
 import {
   type CaseResult,
   closeDuck,
@@ -440,6 +441,7 @@ const CASES: Record<string, (dir: string) => Promise<CaseResult>> = {
     ]),
   ),
   ...KEYED_CASES,
+  ...AGGREGATE_CASES,
   ...MAINTENANCE_CASES,
 };
 

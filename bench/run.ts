@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { AGGREGATE_SQL } from "./aggregate.ts";
 import type { CaseResult } from "./common.ts";
 import type { ChangeExtra } from "./keyed.ts";
 
@@ -40,6 +41,12 @@ const NEEDS: Record<string, string[]> = {
   "duck-scan": ["prepare"],
   "silt-lookup": ["prepare-keyed"],
   "duck-lookup": ["prepare-keyed"],
+  ...Object.fromEntries(
+    Object.keys(AGGREGATE_SQL).flatMap((a) => [
+      [`silt-${a}`, ["prepare-keyed"]],
+      [`duck-${a}`, ["prepare-keyed"]],
+    ]),
+  ),
   ...Object.fromEntries(
     CHANGE_NAMES.flatMap((c) => {
       const needs =
@@ -411,6 +418,7 @@ async function main(): Promise<void> {
     "prepare-keyed",
     "silt-lookup",
     "duck-lookup",
+    ...Object.keys(AGGREGATE_SQL).flatMap((a) => [`silt-${a}`, `duck-${a}`]),
     "prepare-keyed-day",
     ...CHANGE_NAMES.flatMap((c) => [`silt-${c}`, `duck-${c}`]),
     "prepare-optimize",
@@ -580,6 +588,25 @@ async function main(): Promise<void> {
       target: "",
       status: flag("silt-snapshot-1m"),
     },
+    ...Object.keys(AGGREGATE_SQL).map((a): Row => {
+      const silt = r(`silt-${a}`);
+      const duck = r(`duck-${a}`);
+      const same =
+        silt === undefined || duck === undefined
+          ? "?"
+          : JSON.stringify(silt.extra?.rows) === JSON.stringify(duck.extra?.rows)
+            ? "met"
+            : "MISSED";
+      return {
+        operation: `SQL ${a === "agg-group" ? "GROUP BY day, 6 aggregates (100 groups)" : "global count/sum/min/max"}`,
+        rows: fmtInt(silt?.rows ?? 10_000_000),
+        medianMs: med(`silt-${a}`),
+        peakRssMb: silt?.peakRssMb,
+        duckMedianMs: med(`duck-${a}`),
+        target: "[same rows as DuckDB]",
+        status: same + flag("prepare-keyed", `silt-${a}`, `duck-${a}`),
+      };
+    }),
     ...CHANGE_NAMES.map((c): Row => {
       const silt = `silt-${c}`;
       const duck = `duck-${c}`;
@@ -665,6 +692,11 @@ async function main(): Promise<void> {
     `  ${r("silt-snapshot")?.notes.join(", ") ?? ""}; versions 0-1 by createTable + appendRows, 2..999 written as _delta_log/<v>.json into the LocalObjectStore.`,
     lookupNotes(r("prepare-keyed"), r("silt-lookup")),
     `  DuckDB: SELECT * FROM read_parquet([<the 100 data files Silt wrote>]) WHERE id = <same id>: ${runsOf("duck-lookup")}; DuckDB process peak RSS ${r("duck-lookup")?.peakRssMb ?? "?"} MB.`,
+    ...Object.entries(AGGREGATE_SQL).flatMap(([a, sql]) => [
+      `${a}: ${sql} on the keyed 10M-row table, through parseStatement + runQuery (files streamed 4 at a time):`,
+      `  Silt ${runsOf(`silt-${a}`)}; base RSS ${r(`silt-${a}`)?.baseRssMb ?? "?"} MB; DuckDB over the same Parquet files: ${runsOf(`duck-${a}`)}, peak RSS ${r(`duck-${a}`)?.peakRssMb ?? "?"} MB;`,
+      "  rows compared as sorted text, doubles to 6 significant digits (the engines add in other orders).",
+    ]),
     ...["silt-snapshot-10-checkpointed", "silt-snapshot-1k-checkpointed", "silt-snapshot-10k"].map(
       (name) => checkpointedSnapshotNotes(r(name), runsOf(name)),
     ),

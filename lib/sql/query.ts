@@ -24,7 +24,6 @@ import {
   expressionSql,
   type Scope,
   type ScopeRelation,
-  type Typed,
 } from "../expr/analyze.ts";
 import type { Expr, FromItem, OrderItem, Query, SelectItem, SqlType } from "../expr/ast.ts";
 import {
@@ -35,15 +34,10 @@ import {
 } from "../expr/evaluate.ts";
 import { lookupFunction } from "../expr/functions.ts";
 import { canMatchRowGroup, fileMatcher } from "../expr/prune.ts";
-import {
-  compareScalars,
-  fromScalar,
-  type Scalar,
-  toScalar,
-  widerCommonType,
-} from "../expr/types.ts";
+import { fromScalar, type Scalar, toScalar, widerCommonType } from "../expr/types.ts";
 import { openTable } from "../ops/open-table.ts";
 import { readSnapshotRows, type ScanMetrics } from "../ops/read-files.ts";
+import { GroupedAggregation } from "./aggregate.ts";
 import type { SqlSession } from "./session.ts";
 import { sortIndices } from "./sort.ts";
 
@@ -95,24 +89,34 @@ async function run(env: Env, q: Query): Promise<Relation> {
 // SELECT
 
 async function runSelect(env: Env, q: Extract<Query, { kind: "select" }>): Promise<Relation> {
-  let source = q.from ? await fromRelation(env, q.from, mentionedColumns(q), q.where) : oneRow();
-  const scope = scopeFor(source);
-  if (q.where) {
-    const predicate = analyzePredicate(q.where, scope);
-    const mask = evaluatePredicate(predicate, source.table, env.evalCtx);
-    source = { ...source, table: filterTable(source.table, mask) };
-  }
   const aggregating =
     q.groupBy.length > 0 ||
     q.items.some((i) => hasAggregate(i.expr)) ||
     (q.having !== undefined && hasAggregate(q.having));
   let out: Relation;
   let orderInput: { relation: Relation; orderBy: OrderItem[] };
+  let scan: ScanMetrics | undefined;
   if (aggregating) {
-    const grouped = aggregate(env, source, q);
+    // Aggregation folds the rows batch by batch: a table is never read whole.
+    const input =
+      q.from?.kind === "table"
+        ? await tableBatches(env, q.from, mentionedColumns(q), q.where)
+        : relationBatches(
+            env,
+            q.from ? await fromRelation(env, q.from, mentionedColumns(q), q.where) : oneRow(),
+            q.where,
+          );
+    const grouped = await aggregate(env, input, q);
     out = grouped.output;
     orderInput = { relation: grouped.groups, orderBy: grouped.orderBy };
+    scan = input.scan;
   } else {
+    let source = q.from ? await fromRelation(env, q.from, mentionedColumns(q), q.where) : oneRow();
+    if (q.where) {
+      const predicate = analyzePredicate(q.where, scopeFor(source));
+      const mask = evaluatePredicate(predicate, source.table, env.evalCtx);
+      source = { ...source, table: filterTable(source.table, mask) };
+    }
     if (q.having) {
       throw badRequest(
         "MISSING_GROUP_BY",
@@ -122,12 +126,13 @@ async function runSelect(env: Env, q: Extract<Query, { kind: "select" }>): Promi
     }
     out = project(env, source, q.items);
     orderInput = { relation: source, orderBy: q.orderBy };
+    scan = source.scan;
   }
   if (q.distinct) out = distinct(out);
   if (orderInput.orderBy.length > 0) {
     out = order(env, out, orderInput.relation, orderInput.orderBy, q.distinct);
   }
-  return { ...limitOffset(env, out, q.limit, q.offset), scan: source.scan };
+  return { ...limitOffset(env, out, q.limit, q.offset), scan };
 }
 
 function scopeFor(...relations: Relation[]): Scope {
@@ -184,6 +189,88 @@ async function tableRelation(
   mentioned: ReturnType<typeof mentionedColumns>,
   where: Expr | undefined,
 ): Promise<Relation> {
+  const scan = await openScan(env, from, mentioned, where);
+  const { schema, table, metrics } = await readSnapshotRows(
+    env.ctx.store,
+    scan.snapshot,
+    scan.options,
+  );
+  return { fields: fieldsOf(schema.fields), table, qualifier: scan.qualifier, scan: metrics };
+}
+
+/** Files a few at a time, as the reader decodes them at once: one batch in memory. */
+const FILES_PER_BATCH = 4;
+
+/**
+ * A table's rows, a few files at a time, already filtered by WHERE. The first part is read
+ * before returning, since it gives the columns; an empty table still gives one (empty) part.
+ */
+async function tableBatches(
+  env: Env,
+  from: Extract<FromItem, { kind: "table" }>,
+  mentioned: ReturnType<typeof mentionedColumns>,
+  where: Expr | undefined,
+): Promise<BatchInput> {
+  const { snapshot, options, qualifier } = await openScan(env, from, mentioned, where);
+  const scan: ScanMetrics = { filesRead: 0, rowGroupsRead: 0, rowGroupsSkipped: 0 };
+  const chunks: (typeof snapshot.files)[] = [];
+  for (let i = 0; i < snapshot.files.length; i += FILES_PER_BATCH) {
+    chunks.push(snapshot.files.slice(i, i + FILES_PER_BATCH));
+  }
+  const read = async (files: typeof snapshot.files) => {
+    const part = await readSnapshotRows(env.ctx.store, { ...snapshot, files }, options);
+    scan.filesRead += part.metrics.filesRead;
+    scan.rowGroupsRead += part.metrics.rowGroupsRead;
+    scan.rowGroupsSkipped += part.metrics.rowGroupsSkipped;
+    return part;
+  };
+  const first = await read(chunks[0] ?? []);
+  const fields = fieldsOf(first.schema.fields);
+  const predicate = where
+    ? analyzePredicate(where, scopeFor({ fields, table: new arrow.Table(), qualifier }))
+    : undefined;
+  const filtered = (table: arrow.Table) =>
+    predicate ? filterTable(table, evaluatePredicate(predicate, table, env.evalCtx)) : table;
+  async function* batches(): AsyncGenerator<arrow.Table> {
+    yield filtered(first.table);
+    for (const files of chunks.slice(1)) yield filtered((await read(files)).table);
+  }
+  return { fields, qualifier, batches: batches(), scan };
+}
+
+/** Rows to aggregate: the columns, then the rows a batch at a time. */
+interface BatchInput {
+  fields: ResultField[];
+  qualifier?: string[];
+  batches: AsyncIterable<arrow.Table>;
+  scan?: ScanMetrics;
+}
+
+/** A relation already in memory (VALUES, a subquery, no FROM), filtered by WHERE up front. */
+function relationBatches(env: Env, source: Relation, where: Expr | undefined): BatchInput {
+  let table = source.table;
+  if (where) {
+    const predicate = analyzePredicate(where, scopeFor(source));
+    table = filterTable(table, evaluatePredicate(predicate, table, env.evalCtx));
+  }
+  async function* batches(): AsyncGenerator<arrow.Table> {
+    yield table;
+  }
+  return {
+    fields: source.fields,
+    qualifier: source.qualifier,
+    batches: batches(),
+    scan: source.scan,
+  };
+}
+
+/** Opens the table and plans its read: the columns needed and the files and row groups WHERE can match. */
+async function openScan(
+  env: Env,
+  from: Extract<FromItem, { kind: "table" }>,
+  mentioned: ReturnType<typeof mentionedColumns>,
+  where: Expr | undefined,
+) {
   const travel = from.timeTravel;
   let timestamp: string | number | undefined;
   if (travel?.timestamp) {
@@ -230,12 +317,7 @@ async function tableRelation(
         canMatchRowGroup(predicate, footer, rg, { now, toPhysical }) ? [i] : [],
       );
   }
-  const { schema, table, metrics } = await readSnapshotRows(
-    env.ctx.store,
-    { ...t.snapshot, files },
-    { columns, rowGroupFilter },
-  );
-  return { fields: fieldsOf(schema.fields), table, qualifier, scan: metrics };
+  return { snapshot: { ...t.snapshot, files }, options: { columns, rowGroupFilter }, qualifier };
 }
 
 function physicalPath(fields: StructField[], mode: string) {
@@ -470,29 +552,17 @@ interface Grouped {
   orderBy: OrderItem[];
 }
 
-function aggregate(env: Env, source: Relation, q: Extract<Query, { kind: "select" }>): Grouped {
-  const scope = scopeFor(source);
-  const table = combineChunks(source.table);
-  const n = table.numRows;
-  // Group ids per row from the GROUP BY values.
+async function aggregate(
+  env: Env,
+  input: BatchInput,
+  q: Extract<Query, { kind: "select" }>,
+): Promise<Grouped> {
+  const scope = scopeFor({
+    fields: input.fields,
+    table: new arrow.Table(),
+    qualifier: input.qualifier,
+  });
   const keyTyped = q.groupBy.map((g) => analyze(g, scope));
-  const keyValues = keyTyped.map((t) =>
-    arrowValues(evaluateTable(t, table, env.evalCtx), t.type as DataType),
-  );
-  const groupOf = new Int32Array(n);
-  const firstRow: number[] = [];
-  const ids = new Map<string, number>();
-  for (let i = 0; i < n; i++) {
-    const key = keyValues.length === 0 ? "" : JSON.stringify(keyValues.map((k) => k[i]));
-    let g = ids.get(key);
-    if (g === undefined) {
-      g = firstRow.length;
-      ids.set(key, g);
-      firstRow.push(i);
-    }
-    groupOf[i] = g;
-  }
-  const numGroups = q.groupBy.length === 0 ? 1 : firstRow.length;
 
   // Every aggregate call in the select list, HAVING and ORDER BY becomes a column of the groups.
   const aggCalls: Expr[] = [];
@@ -510,24 +580,27 @@ function aggregate(env: Env, source: Relation, q: Extract<Query, { kind: "select
   const having = q.having ? rewrite(q.having) : undefined;
   const orderBy = q.orderBy.map((o) => ({ ...o, expr: rewrite(o.expr) }));
 
+  const aggTyped = aggCalls.map((call) => {
+    const typed = analyze(call, scope);
+    if (typed.kind !== "aggregate")
+      throw new Error("aggregate call did not analyze to an aggregate");
+    return typed;
+  });
+  const folding = new GroupedAggregation(keyTyped, aggTyped, env.evalCtx);
+  for await (const table of input.batches) {
+    for (const batch of table.batches) folding.add(batch);
+  }
+  const result = folding.finish();
+  const numGroups = result.numGroups;
   const fields: ResultField[] = [];
   const children: arrow.Data[] = [];
   keyTyped.forEach((t, k) => {
     fields.push({ name: `__g${k}`, type: t.type, nullable: t.nullable });
-    children.push(
-      columnData(
-        firstRow.map((r) => keyValues[k][r]),
-        t.type,
-      ),
-    );
+    children.push(columnData(result.keys[k], t.type));
   });
-  aggCalls.forEach((call, a) => {
-    const typed = analyze(call, scope);
-    if (typed.kind !== "aggregate")
-      throw new Error("aggregate call did not analyze to an aggregate");
-    const values = computeAggregate(env, typed, table, groupOf, numGroups);
+  aggTyped.forEach((typed, a) => {
     fields.push({ name: `__a${a}`, type: typed.type, nullable: typed.nullable });
-    children.push(columnData(values, typed.type));
+    children.push(columnData(result.aggregates[a], typed.type));
   });
   let groups: Relation = { fields, table: tableOf(fields, children, numGroups) };
   if (having) {
@@ -553,101 +626,6 @@ function aggregate(env: Env, source: Relation, q: Extract<Query, { kind: "select
     items.map((i) => ({ expr: i.expr, alias: i.alias ?? outputName(i.original) })),
   );
   return { groups, output, orderBy };
-}
-
-function computeAggregate(
-  env: Env,
-  node: Extract<Typed, { kind: "aggregate" }>,
-  table: arrow.Table,
-  groupOf: Int32Array,
-  numGroups: number,
-): unknown[] {
-  const n = table.numRows;
-  if (node.name === "count" && node.star) {
-    const counts = new Array<number>(numGroups).fill(0);
-    for (let i = 0; i < n; i++) counts[groupOf[i]]++;
-    return counts;
-  }
-  const args = node.args.map((a) => ({
-    type: a.type,
-    values: arrowValues(evaluateTable(a, table, env.evalCtx), a.type as DataType),
-  }));
-  const scalars = args.map((a) => a.values.map((v) => toScalar(v, a.type)));
-  const out: unknown[] = [];
-  const rowsOf: number[][] = Array.from({ length: numGroups }, () => []);
-  for (let i = 0; i < n; i++) rowsOf[groupOf[i]].push(i);
-  for (const rows of rowsOf) {
-    let live = rows.filter((i) => scalars.every((s) => s[i] !== null));
-    if (node.distinct) {
-      const seen = new Set<string>();
-      live = live.filter((i) => {
-        const key = JSON.stringify(args.map((a) => a.values[i]));
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
-    }
-    out.push(
-      reduce(
-        node,
-        args[0]?.type ?? "null",
-        live.map((i) => scalars[0]?.[i] as Scalar),
-      ),
-    );
-  }
-  return out;
-}
-
-function reduce(
-  node: Extract<Typed, { kind: "aggregate" }>,
-  argType: SqlType,
-  xs: Scalar[],
-): unknown {
-  switch (node.name) {
-    case "count":
-      return xs.length;
-    case "min":
-    case "max": {
-      if (xs.length === 0) return null;
-      let best = xs[0];
-      for (const x of xs) {
-        const c = compareScalars(argType, x, best);
-        if (node.name === "min" ? c < 0 : c > 0) best = x;
-      }
-      return fromScalar(best, node.type);
-    }
-    case "sum": {
-      if (xs.length === 0) return null;
-      if (node.type === "double")
-        return fromScalar(
-          xs.reduce((s: number, x) => s + Number(x), 0),
-          "double",
-        );
-      // Integral sums are BIGINT and decimal sums keep the scale: exact in bigint.
-      const total = xs.reduce((s: bigint, x) => s + BigInt(x as number | bigint), 0n);
-      return fromScalar(total, node.type);
-    }
-    case "avg":
-    case "mean": {
-      if (xs.length === 0) return null;
-      if (node.type === "double") {
-        return fromScalar(xs.reduce((s: number, x) => s + Number(x), 0) / xs.length, "double");
-      }
-      // DECIMAL(p+4, s+4): scale the exact sum up by 4 digits, divide, round half up.
-      const total = xs.reduce((s: bigint, x) => s + BigInt(x as bigint), 0n) * 10_000n;
-      const count = BigInt(xs.length);
-      const q = total / count;
-      const r = total % count;
-      const rounded = 2n * (r < 0n ? -r : r) >= count ? q + (total < 0n ? -1n : 1n) : q;
-      return fromScalar(rounded, node.type);
-    }
-    default:
-      throw badRequest(
-        "UNSUPPORTED_FEATURE.AGGREGATE",
-        `The aggregate function ${node.name} is not supported by Silt yet.`,
-        "0A000",
-      );
-  }
 }
 
 // ---------------------------------------------------------------------------------------------
