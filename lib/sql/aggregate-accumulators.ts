@@ -240,7 +240,7 @@ class MinMax implements Accumulator {
     for (let i = 0; i < n; i++) {
       if (live !== undefined && live[i] === 0) continue;
       const g = groups[i];
-      const v = x.scalars[i] as Scalar;
+      const v = scalarAt(x, i);
       if (seen[g] === 0 || sign * compareScalars(this.type, v, this.scalars[g]) < 0) {
         this.scalars[g] = v;
         seen[g] = 1;

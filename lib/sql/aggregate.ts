@@ -11,7 +11,7 @@ import type * as arrow from "apache-arrow";
 import type { Typed } from "../expr/analyze.ts";
 import { type EvalContext, evaluate } from "../expr/evaluate.ts";
 import { type Accumulator, type AggregateNode, accumulatorFor } from "./aggregate-accumulators.ts";
-import { type ColumnView, canonicalAt, keyAt, viewOf } from "./aggregate-columns.ts";
+import { type ColumnView, canonicalAt, keyAt, validityView, viewOf } from "./aggregate-columns.ts";
 
 export interface AggregateResult {
   numGroups: number;
@@ -51,9 +51,12 @@ export class GroupedAggregation {
     if (n === 0) return;
     const groups = this.groupIds(batch);
     this.aggregates.forEach((node, a) => {
+      const countsOnly = node.name === "count" && !node.distinct;
       const args = node.star
         ? []
-        : node.args.map((t) => viewOf(evaluate(t, batch, this.ctx), t.type));
+        : node.args.map((t) =>
+            (countsOnly ? validityView : viewOf)(evaluate(t, batch, this.ctx), t.type),
+          );
       let live = liveRows(args, n);
       if (node.distinct) live = this.firstOccurrences(a, args, groups, live);
       this.accumulators[a].add(groups, this.numGroups, args, live);
