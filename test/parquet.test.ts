@@ -538,6 +538,41 @@ describe("readParquetFooter", () => {
     }
   });
 
+  it("delta-encodes nearly unique integers and keeps dictionaries for repetitive columns", async () => {
+    const n = 5000;
+    const table = new arrow.Table({
+      id: arrow.vectorFromArray(
+        Array.from({ length: n }, (_, i) => BigInt(i * 7)),
+        new arrow.Int64(),
+      ),
+      day: arrow.vectorFromArray(
+        Array.from({ length: n }, (_, i) => i % 3),
+        new arrow.Int32(),
+      ),
+      note: arrow.vectorFromArray(
+        Array.from({ length: n }, (_, i) => `n${i}`),
+        new arrow.Utf8(),
+      ),
+    });
+    const bytes = writeParquet(table);
+    const footer = await readParquetFooter(bytes);
+    const encodings = (name: string) =>
+      footer.rowGroups[0].columns[footerColumnIndex(footer, [name])].encodings;
+    expect(encodings("id")).toContain("DELTA_BINARY_PACKED");
+    expect(encodings("day")).toContain("RLE_DICTIONARY");
+    expect(encodings("note")).not.toContain("RLE_DICTIONARY");
+    expect(encodings("note")).not.toContain("DELTA_BINARY_PACKED");
+    // Both our reader and DuckDB decode it.
+    const back = await readParquet(bytes);
+    expect(back.getChild("id")!.get(4999)).toBe(34993n);
+    const path = join(dir, "delta-encoded.parquet");
+    writeFileSync(path, bytes);
+    const [row] = await duck(
+      `select sum(id)::varchar s, max(id)::varchar m from read_parquet(${sqlPath(path)})`,
+    );
+    expect(row).toEqual({ s: String((7 * (n - 1) * n) / 2), m: "34993" });
+  });
+
   it("describes Parquet types the way Spark expects them", async () => {
     const footer = await readParquetFooter(writeParquet(primitiveTable()));
     const leaf = (name: string) => footer.leaves[footerColumnIndex(footer, [name])];
