@@ -8,7 +8,8 @@
 import * as arrow from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeParquet } from "../lib/data/parquet.ts";
-import { ingestAppId, ingestObjects, ingestTarget } from "../lib/ops/ingest.ts";
+import { ingestAppId, ingestObjects } from "../lib/ops/ingest.ts";
+import { ingestTarget } from "../lib/ops/ingest-keys.ts";
 import { openTable } from "../lib/ops/open-table.ts";
 import {
   handleIngestBatch,

@@ -44,7 +44,6 @@ import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.t
 
 /** Comma-separated key columns; when set, ingestion merges on them instead of appending. */
 export const INGEST_MERGE_KEYS_PROPERTY = "silt.ingest.mergeKeys";
-export const INGEST_ROOT = "ingest/";
 const APP_ID_PREFIX = "silt-ingest:";
 /** Rounds of step 1-4 before a lost race is reported as a (retryable) failure. */
 const MAX_ROUNDS = 5;
@@ -75,19 +74,6 @@ export interface IngestResult {
  */
 export function ingestAppId(key: string): string {
   return `${APP_ID_PREFIX}${createHash("sha256").update(key).digest("hex")}`;
-}
-
-/** The table an ingest key feeds, or undefined for keys that are not `ingest/c/s/t/<file>`. */
-export function ingestTarget(key: string): QualifiedName | undefined {
-  if (!key.startsWith(INGEST_ROOT)) return undefined;
-  const parts = key.slice(INGEST_ROOT.length).split("/");
-  if (parts.length < 4 || parts.slice(0, 3).some((p) => p === "" || p === "." || p === "..")) {
-    return undefined;
-  }
-  const file = parts[parts.length - 1]!;
-  // Folder markers ("…/") and hidden or temporary files are never data to ingest.
-  if (file === "" || file.startsWith(".") || file.startsWith("_")) return undefined;
-  return { catalog: parts[0]!, schema: parts[1]!, table: parts[2]! };
 }
 
 export async function ingestObjects(

@@ -25,9 +25,9 @@ import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { createSqsClient } from "../aws-clients.ts";
 import { internal } from "../errors.ts";
 import { jsonLogger, type Logger } from "../logger.ts";
-import { ingestTarget } from "../ops/ingest.ts";
+import { ingestTarget } from "../ops/ingest-keys.ts";
+import { required } from "./env.ts";
 import { type LambdaContextLike, withInvocation } from "./invocation.ts";
-import { required } from "./lambda.ts";
 
 /** An S3 event as EventBridge delivers it (detail-type "Object Created"). */
 export interface S3EventBridgeEvent {

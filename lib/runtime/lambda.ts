@@ -11,10 +11,10 @@ import { StsTableCredentials } from "../auth/credentials.ts";
 import { parseAuthMode } from "../auth/principal.ts";
 import { createDynamoClient, createS3Client, createStsClient } from "../aws-clients.ts";
 import type { SiltContext } from "../context.ts";
-import { internal } from "../errors.ts";
 import { jsonLogger } from "../logger.ts";
 import { S3ObjectStore } from "../storage/s3-store.ts";
 import { buildContext } from "./context-factory.ts";
+import { required } from "./env.ts";
 import { type LambdaContextLike, withInvocation } from "./invocation.ts";
 
 let context: Promise<SiltContext> | undefined;
@@ -73,12 +73,4 @@ export function httpHandler(operation: Operation, env: NodeJS.ProcessEnv = proce
       () => serve(event, lambdaContext as never),
     );
   };
-}
-
-export function required(env: NodeJS.ProcessEnv, name: string): string {
-  const value = env[name];
-  if (value === undefined || value === "") {
-    throw internal("SILT_MISCONFIGURED", `Environment variable ${name} is not set.`);
-  }
-  return value;
 }
