@@ -292,7 +292,27 @@ export type Statement =
       pos: Pos;
     }
   /** SHOW TBLPROPERTIES t [(key)]. */
-  | { kind: "showProperties"; table: Name; key?: string; pos: Pos };
+  | { kind: "showProperties"; table: Name; key?: string; pos: Pos }
+  /** ALTER TABLE t ADD COLUMNS / RENAME COLUMN / DROP COLUMNS / ALTER COLUMN. */
+  | { kind: "alterColumns"; table: Name; change: ColumnChange; pos: Pos };
+
+/** A column added by ALTER TABLE … ADD COLUMNS: `parent` is the struct it goes into (empty: top). */
+export interface NewColumn {
+  parent: Name;
+  name: string;
+  type: DataType;
+  nullable: boolean;
+  comment?: string;
+  position?: { first: true } | { after: string };
+}
+
+/** The schema change of one ALTER TABLE statement; column paths as written (a.b → ["a", "b"]). */
+export type ColumnChange =
+  | { kind: "addColumns"; columns: NewColumn[] }
+  | { kind: "renameColumn"; column: Name; newName: string }
+  | { kind: "dropColumns"; columns: Name[]; ifExists: boolean }
+  /** ALTER COLUMN c COMMENT '…' or DROP NOT NULL. */
+  | { kind: "alterColumn"; column: Name; comment?: string; dropNotNull?: boolean };
 
 /** The object of GRANT / REVOKE / SHOW GRANTS; a catalog's name may be left to the default. */
 export interface SecurableRef {

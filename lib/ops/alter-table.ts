@@ -9,14 +9,16 @@
  *    create time keep their values, unknown `delta.*` keys fail.
  * 3. A change that leaves every property as it is commits nothing, as in Delta.
  * 4. Commit `SET TBLPROPERTIES` (parameters: properties as JSON) or `UNSET TBLPROPERTIES`
- *    (properties as a JSON array, ifExists). A metadata change conflicts with every concurrent
- *    commit (conflicts.ts), so it never lands beside a write that used the old properties.
+ *    (properties as a JSON array, ifExists) through `commitMetadataChange`, which the column
+ *    changes (alter-columns.ts) share. A metadata change conflicts with every concurrent commit
+ *    (conflicts.ts), so it never lands beside a write that used the old properties.
  */
 import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
+import type { Action, Metadata, Protocol } from "../delta/actions.ts";
 import { alteredConfiguration } from "../delta/table-profile.ts";
 import { isolationLevelOf } from "./append.ts";
-import { displayName, openTable, type TableRef } from "./open-table.ts";
+import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
 import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
 
 export interface AlterPropertiesRequest {
@@ -41,7 +43,7 @@ export async function alterTableProperties(
   const t = await openTable(ctx, name, { defaults: req.defaults, access: "own" });
   const { snapshot } = t;
   const tableName = displayName(t.name);
-  const rowTracking = checkWriteProtocol(snapshot.protocol, snapshot.metadata);
+  checkWriteProtocol(snapshot.protocol, snapshot.metadata);
 
   // Step 2.
   const current = snapshot.metadata.configuration;
@@ -55,6 +57,37 @@ export async function alterTableProperties(
 
   // Step 4.
   const setting = req.set !== undefined;
+  const version = await commitMetadataChange(ctx, t, {
+    metadata: { ...snapshot.metadata, configuration },
+    operation: setting ? "SET TBLPROPERTIES" : "UNSET TBLPROPERTIES",
+    parameters: setting
+      ? { properties: JSON.stringify(req.set) }
+      : { properties: JSON.stringify(req.unset ?? []), ifExists: String(req.ifExists ?? false) },
+  });
+  return { version, committed: true };
+}
+
+/**
+ * Commits one ALTER TABLE change: a new `metaData` (and `protocol`, when the change needs a
+ * feature the table lacks) and no data. It reads the whole table, so it never lands beside a
+ * concurrent write that used the old metadata.
+ */
+export async function commitMetadataChange(
+  ctx: SiltContext,
+  t: OpenTable,
+  change: {
+    metadata: Metadata;
+    protocol?: Protocol;
+    operation: string;
+    parameters: Record<string, string>;
+  },
+): Promise<number> {
+  const { snapshot } = t;
+  const tableName = displayName(t.name);
+  const protocol = change.protocol ?? snapshot.protocol;
+  const rowTracking = checkWriteProtocol(protocol, change.metadata);
+  const actions: Action[] = [{ metaData: change.metadata }];
+  if (change.protocol !== undefined) actions.push({ protocol: change.protocol });
   const result = await commitTransaction({
     store: ctx.store,
     arbiter: ctx.arbiter,
@@ -63,26 +96,24 @@ export async function alterTableProperties(
     tableName,
     readVersion: snapshot.version,
     previousTimestamp: snapshot.timestamp,
-    actions: [{ metaData: { ...snapshot.metadata, configuration } }],
+    actions,
     commitInfo: {
-      operation: setting ? "SET TBLPROPERTIES" : "UNSET TBLPROPERTIES",
-      operationParameters: setting
-        ? { properties: JSON.stringify(req.set) }
-        : { properties: JSON.stringify(req.unset ?? []), ifExists: String(req.ifExists ?? false) },
+      operation: change.operation,
+      operationParameters: change.parameters,
       isBlindAppend: false,
       operationMetrics: {},
     },
     readSet: { readWholeTable: true, readFilePaths: new Set() },
-    isolationLevel: isolationLevelOf(configuration),
+    isolationLevel: isolationLevelOf(change.metadata.configuration),
     clock: ctx.clock,
     rowTracking,
     readRowIdHighWaterMark: rowTracking ? rowTrackingHighWaterMark(snapshot) : undefined,
   });
-  ctx.logger.info("table properties changed", {
+  ctx.logger.info("table metadata changed", {
     table: tableName,
     tableId: t.entry.tableId,
-    operation: setting ? "SET TBLPROPERTIES" : "UNSET TBLPROPERTIES",
+    operation: change.operation,
     version: result.version,
   });
-  return { version: result.version, committed: true };
+  return result.version;
 }

@@ -15,6 +15,7 @@ import { badRequest } from "../errors.ts";
 import type { Statement } from "../expr/ast.ts";
 import { appendRows } from "../ops/append.ts";
 import { displayName, openTable } from "../ops/open-table.ts";
+import { executeAlterColumns } from "./execute-alter-columns.ts";
 import { EMPTY, executeCreateTable, executeDdl, type SqlResult } from "./execute-ddl.ts";
 import { executeDelete, executeMerge, executeUpdate } from "./execute-dml.ts";
 import { executeGrant, executeShowGrants } from "./execute-grants.ts";
@@ -91,6 +92,8 @@ export async function executeStatement(
       return executeAlterProperties(ctx, st, session);
     case "showProperties":
       return executeShowProperties(ctx, st, session);
+    case "alterColumns":
+      return executeAlterColumns(ctx, st, session);
   }
 }
 

@@ -43,11 +43,13 @@ import { badRequest, SiltError } from "../errors.ts";
 import type {
   Assignment,
   BinaryOp,
+  ColumnChange,
   ColumnDef,
   Expr,
   FromItem,
   MergeClause,
   Name,
+  NewColumn,
   OrderItem,
   Pos,
   Query,
@@ -681,11 +683,56 @@ class Parser {
     return out;
   }
 
-  /** ALTER TABLE t SET TBLPROPERTIES (…) | UNSET TBLPROPERTIES [IF EXISTS] (…). */
+  /**
+   * ALTER TABLE t SET TBLPROPERTIES (…) | UNSET TBLPROPERTIES [IF EXISTS] (…)
+   * | ADD COLUMN[S] [(]spec, …[)] | RENAME COLUMN a.b TO c | DROP COLUMN[S] [IF EXISTS] [(]a, …[)]
+   * | {ALTER | CHANGE} [COLUMN] a.b {COMMENT '…' | DROP NOT NULL}.
+   */
   private alter(pos: Pos): Statement {
     this.p++;
     this.expectKw("TABLE");
     const table = this.multipartName();
+    const columns = (change: ColumnChange): Statement => ({
+      kind: "alterColumns",
+      table,
+      change,
+      pos,
+    });
+    if (this.atKw("ADD") && this.isKw(this.peek(1), "COLUMN", "COLUMNS")) {
+      this.p += 2;
+      return columns({
+        kind: "addColumns",
+        columns: this.parenthesizedList(() => this.newColumn()),
+      });
+    }
+    if (this.atKw("RENAME") && this.isKw(this.peek(1), "COLUMN")) {
+      this.p += 2;
+      const column = this.columnName();
+      this.expectKw("TO");
+      return columns({ kind: "renameColumn", column, newName: this.identifier() });
+    }
+    if (this.atKw("DROP") && this.isKw(this.peek(1), "COLUMN", "COLUMNS")) {
+      this.p += 2;
+      let ifExists = false;
+      if (this.atKw("IF") && this.isKw(this.peek(1), "EXISTS")) {
+        this.p += 2;
+        ifExists = true;
+      }
+      const names = this.parenthesizedList(() => this.columnName());
+      return columns({ kind: "dropColumns", columns: names, ifExists });
+    }
+    if (this.atKw("ALTER", "CHANGE")) {
+      this.p++;
+      this.acceptKw("COLUMN");
+      const column = this.columnName();
+      if (this.acceptKw("COMMENT")) {
+        return columns({ kind: "alterColumn", column, comment: this.stringLiteral() });
+      }
+      this.expectKw("DROP");
+      this.expectKw("NOT");
+      this.expectKw("NULL");
+      return columns({ kind: "alterColumn", column, dropNotNull: true });
+    }
     if (this.acceptKw("SET")) {
       this.expectKw("TBLPROPERTIES");
       return { kind: "alterProperties", table, set: this.propertyList(), ifExists: false, pos };
@@ -709,6 +756,55 @@ class Parser {
       return { kind: "alterProperties", table, unset, ifExists, pos };
     }
     throw this.fail(t);
+  }
+
+  /** `item, …` or `(item, …)`, as ALTER TABLE's column lists may be written. */
+  private parenthesizedList<T>(item: () => T): T[] {
+    const parens = this.acceptOp("(");
+    const out = [item()];
+    while (this.acceptOp(",")) out.push(item());
+    if (parens) this.expectOp(")");
+    return out;
+  }
+
+  /** `a.b type [NOT NULL] [COMMENT '…'] [FIRST | AFTER c]`, each descriptor at most once. */
+  private newColumn(): NewColumn {
+    const start = this.peek();
+    const path = this.columnName();
+    const type = this.dataType();
+    const name = path[path.length - 1];
+    const col: NewColumn = { parent: path.slice(0, -1), name, type, nullable: true };
+    const given = new Set<string>();
+    const descriptor = (label: string) => {
+      if (given.has(label)) {
+        throw parseError(
+          "ALTER_TABLE_COLUMN_DESCRIPTOR_DUPLICATE",
+          `ALTER TABLE ADD column ${quoteName(name)} specifies descriptor "${label}" ` +
+            "more than once, which is invalid.",
+          "42710",
+          start.pos,
+        );
+      }
+      given.add(label);
+    };
+    for (;;) {
+      if (this.atKw("NOT") && this.isKw(this.peek(1), "NULL")) {
+        descriptor("NOT NULL");
+        this.p += 2;
+        col.nullable = false;
+      } else if (this.acceptKw("COMMENT")) {
+        descriptor("COMMENT");
+        col.comment = this.stringLiteral();
+      } else if (this.acceptKw("FIRST")) {
+        descriptor("FIRST|AFTER");
+        col.position = { first: true };
+      } else if (this.acceptKw("AFTER")) {
+        descriptor("FIRST|AFTER");
+        col.position = { after: this.identifier() };
+      } else {
+        return col;
+      }
+    }
   }
 
   /** `('k' = 'v', a.b = true, …)`: keys as written, values as Spark stores them. */
