@@ -22,6 +22,7 @@ import { openTable } from "../lib/ops/open-table.ts";
 import { fileKey } from "../lib/ops/read-files.ts";
 import { scanTable } from "../lib/ops/scan.ts";
 import { AGGREGATE_CASES } from "./aggregate.ts";
+import { coldStart } from "./cold-start.ts";
 import {
   type CaseResult,
   closeDuck,
@@ -442,6 +443,7 @@ const CASES: Record<string, (dir: string) => Promise<CaseResult>> = {
   ),
   ...KEYED_CASES,
   ...AGGREGATE_CASES,
+  "silt-cold-start": coldStart,
   ...MAINTENANCE_CASES,
 };
 

@@ -224,6 +224,51 @@ function lookupNotes(build: CaseResult | undefined, run: CaseResult | undefined)
   ].join("\n");
 }
 
+interface ColdStartExtra {
+  runtimeMs: number[];
+  loadMs: number[];
+  firstMs: number[];
+  warmMs: number[];
+  bundleBytes: number;
+  wasmBytes: number;
+}
+
+/** The insert function's first request in a fresh process, and the same request warm. */
+function coldStartRows(run: CaseResult | undefined): Row[] {
+  const x = run?.extra as ColdStartExtra | undefined;
+  const status = run === undefined ? "?" : run.ok ? "" : " CHECKS FAILED";
+  return [
+    {
+      operation: "cold start: insert function bundle, new process to first answer (1,000 rows)",
+      rows: "1,000",
+      medianMs: run && run.runs.length > 0 ? median(run.runs) : undefined,
+      peakRssMb: undefined,
+      target: "",
+      status,
+    },
+    {
+      operation: "warm request: the same insert, same process",
+      rows: "1,000",
+      medianMs: x ? median(x.warmMs) : undefined,
+      peakRssMb: undefined,
+      target: "",
+      status,
+    },
+  ];
+}
+
+function coldStartNotes(run: CaseResult | undefined): string {
+  const x = run?.extra as ColdStartExtra | undefined;
+  if (!run || !x) return "cold start: n/a";
+  const ms = (a: number[]) => a.map((v) => v.toFixed(0)).join(" / ");
+  return [
+    `cold start: functions/insert.ts bundled as the stack bundles it (esbuild ESM, minified, ${(x.bundleBytes / 1e6).toFixed(1)} MB + ${(x.wasmBytes / 1e6).toFixed(1)} MB of parquet-wasm),`,
+    `  a fresh node process per run loads it and serves POST …/insert of ${run.rows} rows against s3rver + dynalite (the functions' test stand-ins), then serves it again warm.`,
+    `  new process to first answer ${ms(run.runs)} ms; of which loading the bundle ${ms(x.loadMs)} ms and the first request ${ms(x.firstMs)} ms`,
+    `  (wasm compile, SDK clients, catalog lookup, log replay, Parquet write, commit); a bare node start takes ${ms(x.runtimeMs)} ms; warm request ${ms(x.warmMs)} ms.`,
+  ].join("\n");
+}
+
 const CHANGE_LABELS: Record<(typeof CHANGE_NAMES)[number], string> = {
   "replace-day": "REPLACE WHERE 1 of 100 days, partitioned by day",
   "replace-day-unpartitioned": "REPLACE WHERE 1 of 100 days, unpartitioned",
@@ -407,6 +452,7 @@ async function main(): Promise<void> {
     "silt-scan",
     "duck-scan",
     "silt-commits",
+    "silt-cold-start",
     "silt-snapshot",
     "silt-snapshot-10-checkpointed",
     "silt-snapshot-1k-checkpointed",
@@ -566,6 +612,7 @@ async function main(): Promise<void> {
         (checkpointRss === undefined ? "?" : checkpointRss < 3008 ? "met" : "MISSED") +
         flag("prepare-checkpoint-1m", "silt-checkpoint-1m"),
     },
+    ...coldStartRows(r("silt-cold-start")),
     {
       operation: "checkpoint write, 1M live files, V8 heap capped at 256 MB (1 run)",
       rows: "1,000,000 files",
@@ -690,6 +737,7 @@ async function main(): Promise<void> {
       : "commits: n/a",
     `snapshot: loadSnapshot(store, tableRoot) on versions 0..999 (999 live files), no checkpoint: ${runsOf("silt-snapshot")}.`,
     `  ${r("silt-snapshot")?.notes.join(", ") ?? ""}; versions 0-1 by createTable + appendRows, 2..999 written as _delta_log/<v>.json into the LocalObjectStore.`,
+    coldStartNotes(r("silt-cold-start")),
     lookupNotes(r("prepare-keyed"), r("silt-lookup")),
     `  DuckDB: SELECT * FROM read_parquet([<the 100 data files Silt wrote>]) WHERE id = <same id>: ${runsOf("duck-lookup")}; DuckDB process peak RSS ${r("duck-lookup")?.peakRssMb ?? "?"} MB.`,
     ...Object.entries(AGGREGATE_SQL).flatMap(([a, sql]) => [
