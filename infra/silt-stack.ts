@@ -658,10 +658,6 @@ export class SiltStack extends Stack {
         period: Duration.minutes(5),
         statistic: "Maximum",
       }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     this.#alarm("IngestEventsDeadLetterAlarm", {
       alarmDescription:
@@ -671,20 +667,12 @@ export class SiltStack extends Stack {
         period: Duration.minutes(5),
         statistic: "Maximum",
       }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     this.#alarm("RejectedFilesAlarm", {
       alarmDescription:
         "Silt ingestion: files under ingest/ were rejected (bad format or schema, missing " +
         "table); each one's reason is on the rejected-files queue and under _ingest_rejected/",
       metric: siltMetric("RejectedObjects", "INGEST"),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
 
     // ---- Maintenance ----
@@ -720,10 +708,6 @@ export class SiltStack extends Stack {
         "Silt maintenance: a checkpoint, OPTIMIZE, VACUUM or log cleanup of a table failed " +
         "(the maintenance function's log says which and why; it is retried next run)",
       metric: siltMetric("MaintenanceFailures", "MAINTENANCE"),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     this.pipelineFunctions = {
       "ingest-enqueue": enqueue.fn,
@@ -800,10 +784,6 @@ export class SiltStack extends Stack {
     this.#alarm("ApiServerErrorsAlarm", {
       alarmDescription: "Silt HTTP API answered 5xx (internal errors, function failures)",
       metric: this.api.metricServerError({ period: Duration.minutes(5), statistic: "Sum" }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
 
     new CfnOutput(this, "ApiUrl", { value: stage.url });
@@ -883,8 +863,21 @@ export class SiltStack extends Stack {
     };
   }
 
-  #alarm(id: string, alarmProps: cloudwatch.AlarmProps): cloudwatch.Alarm {
-    const a = new cloudwatch.Alarm(this, id, alarmProps);
+  /**
+   * Every Silt alarm fires on the first occurrence in a period (an error, a dead letter, a
+   * rejected file), and a quiet period is not a breach.
+   */
+  #alarm(
+    id: string,
+    alarmProps: Pick<cloudwatch.AlarmProps, "alarmDescription" | "metric">,
+  ): cloudwatch.Alarm {
+    const a = new cloudwatch.Alarm(this, id, {
+      ...alarmProps,
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
     if (this.#alarmAction !== undefined) a.addAlarmAction(this.#alarmAction);
     return a;
   }
@@ -976,10 +969,6 @@ export class SiltStack extends Stack {
     this.#alarm(`${name}ErrorsAlarm`, {
       alarmDescription: `Silt ${opts.operation} function: ${opts.errorsMeaning}`,
       metric: fn.metricErrors({ period: Duration.minutes(5), statistic: "Sum" }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
 
     NagSuppressions.addResourceSuppressions(fn, [
