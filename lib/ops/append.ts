@@ -8,11 +8,13 @@
  *    only rebases and retries.
  */
 
+import type * as arrow from "apache-arrow";
 import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
+import type { Action } from "../delta/actions.ts";
 import { type InputRows, toTableRows } from "./input-rows.ts";
-import { displayName, openTable, type TableRef } from "./open-table.ts";
-import { writeDataFiles } from "./write-files.ts";
+import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
+import { type WriteFilesResult, writeDataFiles } from "./write-files.ts";
 import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
 
 export interface AppendResult {
@@ -29,9 +31,27 @@ export async function appendRows(
   opts: { defaults?: { catalog?: string; schema?: string } } = {},
 ): Promise<AppendResult> {
   const t = await openTable(ctx, name, { defaults: opts.defaults, access: "write" });
-  const tableName = displayName(t.name);
+  const data = toTableRows(input, t.schema, displayName(t.name));
+  const { version, written } = await commitAppend(ctx, t, data);
+  return {
+    version,
+    numFiles: Number(written.metrics.numFiles),
+    numOutputRows: data.numRows,
+    numOutputBytes: Number(written.metrics.numOutputBytes),
+  };
+}
+
+/**
+ * Steps 3 and 4 for rows already in the table's schema, with `extra` actions in the same commit
+ * (ingestion's `txn` records). The commit's log line and metrics come from the transaction.
+ */
+export async function commitAppend(
+  ctx: SiltContext,
+  t: OpenTable,
+  data: arrow.Table,
+  extra: Action[] = [],
+): Promise<{ version: number; written: WriteFilesResult }> {
   const rowTracking = checkWriteProtocol(t.snapshot.protocol, t.snapshot.metadata);
-  const data = toTableRows(input, t.schema, tableName);
   const hwm = rowTracking ? rowTrackingHighWaterMark(t.snapshot) : undefined;
   const written = await writeDataFiles(ctx, {
     tableRoot: t.entry.location,
@@ -45,10 +65,10 @@ export async function appendRows(
     arbiter: ctx.arbiter,
     tableId: t.entry.tableId,
     tableRoot: t.entry.location,
-    tableName,
+    tableName: displayName(t.name),
     readVersion: t.snapshot.version,
     previousTimestamp: t.snapshot.timestamp,
-    actions: written.actions,
+    actions: [...extra, ...written.actions],
     commitInfo: {
       operation: "WRITE",
       operationParameters: {
@@ -63,20 +83,7 @@ export async function appendRows(
     rowTracking,
     readRowIdHighWaterMark: hwm,
   });
-  ctx.logger.info("rows appended", {
-    table: tableName,
-    tableId: t.entry.tableId,
-    operation: "WRITE",
-    version: result.version,
-    rows: data.numRows,
-    bytes: Number(written.metrics.numOutputBytes),
-  });
-  return {
-    version: result.version,
-    numFiles: Number(written.metrics.numFiles),
-    numOutputRows: data.numRows,
-    numOutputBytes: Number(written.metrics.numOutputBytes),
-  };
+  return { version: result.version, written };
 }
 
 export function isolationLevelOf(

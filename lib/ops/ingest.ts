@@ -27,7 +27,6 @@ import type * as arrow from "apache-arrow";
 import { loadMergeSource, type SourceSpec } from "../api/merge-source.ts";
 import type { QualifiedName } from "../catalog/names.ts";
 import { CONCURRENCY_SQLSTATE } from "../commit/conflicts.ts";
-import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
 import { concatTables } from "../data/kernels.ts";
 import type { Action } from "../delta/actions.ts";
@@ -35,12 +34,10 @@ import type { Snapshot } from "../delta/snapshot.ts";
 import { badRequest, conflict, SiltError } from "../errors.ts";
 import type { MergeClause } from "../expr/ast.ts";
 import { parseExpression } from "../sql/parser.ts";
-import { isolationLevelOf } from "./append.ts";
+import { commitAppend } from "./append.ts";
 import { toTableRows } from "./input-rows.ts";
 import { mergeInto } from "./merge.ts";
 import { displayName, type OpenTable, openTable } from "./open-table.ts";
-import { writeDataFiles } from "./write-files.ts";
-import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
 
 /** Comma-separated key columns; when set, ingestion merges on them instead of appending. */
 export const INGEST_MERGE_KEYS_PROPERTY = "silt.ingest.mergeKeys";
@@ -272,39 +269,7 @@ async function appendCommit(
   data: arrow.Table,
   txns: Action[],
 ): Promise<number> {
-  const rowTracking = checkWriteProtocol(t.snapshot.protocol, t.snapshot.metadata);
-  const hwm = rowTracking ? rowTrackingHighWaterMark(t.snapshot) : undefined;
-  const written = await writeDataFiles(ctx, {
-    tableRoot: t.entry.location,
-    metadata: t.snapshot.metadata,
-    data,
-    version: t.snapshot.version + 1,
-    rowIdHighWaterMark: hwm,
-  });
-  const committed = await commitTransaction({
-    store: ctx.store,
-    arbiter: ctx.arbiter,
-    tableId: t.entry.tableId,
-    tableRoot: t.entry.location,
-    tableName: displayName(t.name),
-    readVersion: t.snapshot.version,
-    previousTimestamp: t.snapshot.timestamp,
-    actions: [...txns, ...written.actions],
-    commitInfo: {
-      operation: "WRITE",
-      operationParameters: {
-        mode: "Append",
-        partitionBy: JSON.stringify(t.snapshot.metadata.partitionColumns),
-      },
-      isBlindAppend: true,
-      operationMetrics: written.metrics,
-    },
-    isolationLevel: isolationLevelOf(t.snapshot.metadata.configuration),
-    clock: ctx.clock,
-    rowTracking,
-    readRowIdHighWaterMark: hwm,
-  });
-  return committed.version;
+  return (await commitAppend(ctx, t, data, txns)).version;
 }
 
 async function mergeCommit(
