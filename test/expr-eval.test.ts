@@ -22,8 +22,8 @@ import {
   evaluateScalar,
   evaluateTable,
 } from "../lib/expr/evaluate.ts";
-import { referenceEvaluate } from "../lib/expr/reference-eval.ts";
 import { parseExpression } from "../lib/sql/parser.ts";
+import { referenceEvaluate } from "./helpers/reference-eval.ts";
 
 // ---------------------------------------------------------------------------------------------
 // A table to evaluate against

@@ -1,15 +1,20 @@
 /**
  * A deliberately plain, row-at-a-time evaluator of analysed expressions: the oracle the
- * property tests hold the vectorized evaluator (evaluate.ts) to. It shares nothing with it but
+ * property tests hold the vectorized evaluator (lib/expr/evaluate.ts) to. It shares nothing with it but
  * the analysed tree: values are kept in one simple form per type (every integral a bigint,
  * decimals as bigint unscaled values, dates as day numbers, timestamps as bigint microseconds),
  * and every rule (ANSI casts, overflow, decimal rounding through a 38-digit context, NULL
  * logic, LIKE) is spelled out again here, the direct way. Used only by tests.
  */
-import { daysFromCivil, formatDate, formatTimestamp, parseTimestamp } from "../data/json-rows.ts";
-import { badRequest } from "../errors.ts";
-import type { Typed } from "./analyze.ts";
-import type { SqlType } from "./ast.ts";
+import {
+  daysFromCivil,
+  formatDate,
+  formatTimestamp,
+  parseTimestamp,
+} from "../../lib/data/json-rows.ts";
+import { badRequest } from "../../lib/errors.ts";
+import type { Typed } from "../../lib/expr/analyze.ts";
+import type { SqlType } from "../../lib/expr/ast.ts";
 
 type RV = boolean | bigint | number | string | Uint8Array | object | null;
 
