@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { crc32 } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { crc32 } from "../lib/delta/crc32.ts";
 import {
   lastCheckpointCanonicalForm,
   lastCheckpointChecksum,

@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { crc32 } from "node:zlib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { DeletionVectorDescriptor } from "../lib/delta/actions.ts";
-import { crc32 } from "../lib/delta/crc32.ts";
 import {
   deletedRowMask,
   dvFileKey,

@@ -7,10 +7,10 @@
  */
 
 import { randomUUID } from "node:crypto";
+import { crc32 } from "node:zlib";
 import { SiltError } from "../errors.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
 import type { DeletionVectorDescriptor } from "./actions.ts";
-import { crc32 } from "./crc32.ts";
 import { deserializeRowIndexes, serializeRowIndexes } from "./roaring-bitmap-array.ts";
 import { uuidToZ85, z85Decode, z85Encode, z85ToUuid } from "./z85.ts";
 
