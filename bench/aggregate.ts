@@ -7,8 +7,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { arrowToRows } from "../lib/data/json-rows.ts";
-import { parseStatement } from "../lib/sql/parser.ts";
 import { runQuery } from "../lib/sql/query.ts";
+import { parseStatement } from "../lib/sql/statement-parser.ts";
 import {
   type CaseResult,
   closeDuck,

@@ -19,8 +19,8 @@ import { openTable } from "../lib/ops/open-table.ts";
 import { fileKey, readSnapshotRows } from "../lib/ops/read-files.ts";
 import { executeSql } from "../lib/sql/execute.ts";
 import type { SqlResult } from "../lib/sql/execute-ddl.ts";
-import { parseStatement } from "../lib/sql/parser.ts";
 import { runQuery } from "../lib/sql/query.ts";
+import { parseStatement } from "../lib/sql/statement-parser.ts";
 import {
   type CaseResult,
   closeDuck,

@@ -20,7 +20,7 @@ import {
 import type { SiltContext } from "../lib/context.ts";
 import { silentLogger } from "../lib/logger.ts";
 import { buildContext } from "../lib/runtime/context-factory.ts";
-import { parseStatement } from "../lib/sql/parser.ts";
+import { parseStatement } from "../lib/sql/statement-parser.ts";
 import { LocalObjectStore } from "../lib/storage/local-store.ts";
 import { type DynamoHandle, startDynamo } from "./helpers/dynamo-emulator.ts";
 

@@ -9,7 +9,7 @@ import { arrowValues, valuesToArrow } from "../lib/data/json-rows.ts";
 import { decimal, structField } from "../lib/delta/schema.ts";
 import { analyze, scopeOf } from "../lib/expr/analyze.ts";
 import { evaluate } from "../lib/expr/evaluate.ts";
-import { parseExpression } from "../lib/sql/parser.ts";
+import { parseExpression } from "../lib/expr/parse.ts";
 
 it("keeps every row of a decimal product after one row needs bigints", () => {
   const fields = [structField("i", "integer"), structField("m", decimal(9, 2))];

@@ -22,7 +22,7 @@ import {
   evaluateScalar,
   evaluateTable,
 } from "../lib/expr/evaluate.ts";
-import { parseExpression } from "../lib/sql/parser.ts";
+import { parseExpression } from "../lib/expr/parse.ts";
 import { referenceEvaluate } from "./helpers/reference-eval.ts";
 
 // ---------------------------------------------------------------------------------------------

@@ -10,8 +10,8 @@ import { SiltError } from "../lib/errors.ts";
 import { analyzePredicate, type Scope, scopeOf, type Typed } from "../lib/expr/analyze.ts";
 import type { Expr, Pos, SqlType } from "../lib/expr/ast.ts";
 import { evaluatePredicate } from "../lib/expr/evaluate.ts";
+import { parseExpression } from "../lib/expr/parse.ts";
 import { canMatch, canMatchRowGroup, fileMatcher, parseStatsJson } from "../lib/expr/prune.ts";
-import { parseExpression } from "../lib/sql/parser.ts";
 
 // Data columns first, the partition column last (scan order: data columns, then partitions).
 const SCHEMA = structType([

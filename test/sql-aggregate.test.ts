@@ -16,7 +16,7 @@ import { evaluateTable } from "../lib/expr/evaluate.ts";
 import { compareScalars, fromScalar, type Scalar, toScalar } from "../lib/expr/types.ts";
 import { GroupedAggregation } from "../lib/sql/aggregate.ts";
 import type { AggregateNode } from "../lib/sql/aggregate-accumulators.ts";
-import { parseStatement } from "../lib/sql/parser.ts";
+import { parseStatement } from "../lib/sql/statement-parser.ts";
 
 const COLUMNS: [string, SqlType][] = [
   ["k_int", "integer"],

@@ -3,14 +3,10 @@ import { describe, expect, it } from "vitest";
 import { decimal } from "../lib/delta/schema.ts";
 import { SiltError } from "../lib/errors.ts";
 import type { Expr, FromItem, Query, Statement } from "../lib/expr/ast.ts";
-import { tokenize } from "../lib/sql/lexer.ts";
-import {
-  MAX_DEPTH,
-  parseDataType,
-  parseExpression,
-  parseQuery,
-  parseStatement,
-} from "../lib/sql/parser.ts";
+import { tokenize } from "../lib/expr/lexer.ts";
+import { parseDataType, parseExpression, parseQuery } from "../lib/expr/parse.ts";
+import { MAX_DEPTH } from "../lib/expr/parser-base.ts";
+import { parseStatement } from "../lib/sql/statement-parser.ts";
 
 /** Narrows a statement to one kind, failing the test otherwise. */
 function stmt<K extends Statement["kind"]>(sql: string, kind: K): Statement & { kind: K } {

@@ -13,8 +13,8 @@ import { createTable } from "../lib/ops/create-table.ts";
 import { createCatalog, createSchema } from "../lib/ops/namespaces.ts";
 import { openTable } from "../lib/ops/open-table.ts";
 import { executeSql } from "../lib/sql/execute.ts";
-import { parseStatement } from "../lib/sql/parser.ts";
 import { runQuery } from "../lib/sql/query.ts";
+import { parseStatement } from "../lib/sql/statement-parser.ts";
 import { type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
 
 describe("pruning", () => {

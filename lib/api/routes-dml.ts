@@ -13,11 +13,11 @@
 import type { Hono } from "hono";
 import { badRequest } from "../errors.ts";
 import type { Assignment, Expr, MergeClause, Name } from "../expr/ast.ts";
+import { parseExpression } from "../expr/parse.ts";
 import { deleteRows } from "../ops/delete.ts";
 import { mergeInto } from "../ops/merge.ts";
 import { updateRows } from "../ops/update.ts";
 import { AUTO_MERGE_CONF } from "../sql/execute-dml.ts";
-import { parseExpression } from "../sql/parser.ts";
 import type { SqlSession } from "../sql/session.ts";
 import type { Operation } from "./app.ts";
 import { defaultsOf, type Env, jsonBody } from "./http.ts";

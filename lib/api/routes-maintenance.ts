@@ -9,10 +9,10 @@
  */
 import type { Hono } from "hono";
 import { badRequest } from "../errors.ts";
+import { parseExpression } from "../expr/parse.ts";
 import { optimizeTable } from "../ops/optimize.ts";
 import { vacuumTable } from "../ops/vacuum.ts";
 import { RETENTION_CHECK_CONF } from "../sql/execute-maintenance.ts";
-import { parseExpression } from "../sql/parser.ts";
 import type { Operation } from "./app.ts";
 import { defaultsOf, type Env, jsonBody } from "./http.ts";
 import {

@@ -13,6 +13,7 @@
  */
 import type { Context, Hono } from "hono";
 import { badRequest } from "../errors.ts";
+import { parseExpression, parseQuery } from "../expr/parse.ts";
 import type { InputRows } from "../ops/input-rows.ts";
 import { overwriteRows } from "../ops/overwrite.ts";
 import { type CreationMode, createOrReplaceTable } from "../ops/replace-table.ts";
@@ -20,7 +21,6 @@ import { replaceUsing } from "../ops/replace-using.ts";
 import { replaceWhere } from "../ops/replace-where.ts";
 import { restoreTable } from "../ops/restore.ts";
 import type { WriteResult } from "../ops/write-commit.ts";
-import { parseExpression, parseQuery } from "../sql/parser.ts";
 import { runQuery } from "../sql/query.ts";
 import type { Operation } from "./app.ts";
 import { ARROW_STREAM, columnsOf, defaultsOf, type Env, jsonBody, rowsInput } from "./http.ts";

@@ -33,7 +33,7 @@ import type { Action } from "../delta/actions.ts";
 import type { Snapshot } from "../delta/snapshot.ts";
 import { badRequest, conflict, SiltError } from "../errors.ts";
 import type { MergeClause } from "../expr/ast.ts";
-import { parseExpression } from "../sql/parser.ts";
+import { parseExpression } from "../expr/parse.ts";
 import { commitAppend } from "./append.ts";
 import { toTableRows } from "./input-rows.ts";
 import { mergeInto } from "./merge.ts";

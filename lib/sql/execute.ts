@@ -22,9 +22,9 @@ import { executeGrant, executeShowGrants } from "./execute-grants.ts";
 import { executeOptimize, executeReorg, executeVacuum } from "./execute-maintenance.ts";
 import { executeAlterProperties, executeShowProperties } from "./execute-properties.ts";
 import { executeCreateOrReplace, executeInsertReplace, executeRestore } from "./execute-replace.ts";
-import { parseStatement } from "./parser.ts";
 import { columnValues, type Relation, runQuery } from "./query.ts";
 import type { SqlSession } from "./session.ts";
+import { parseStatement } from "./statement-parser.ts";
 
 export interface SqlRequest {
   statement: string;

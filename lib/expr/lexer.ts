@@ -7,7 +7,7 @@
  * Every failure is a SiltError whose message ends with Spark's ` (line L, pos P)`, P 0-based.
  */
 import { badRequest, type SiltError } from "../errors.ts";
-import type { Pos } from "../expr/ast.ts";
+import type { Pos } from "./ast.ts";
 
 export type NumberKind =
   | "integer"

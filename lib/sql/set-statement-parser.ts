@@ -1,0 +1,49 @@
+/**
+ * SET, which Spark reads as raw text after the keyword rather than as tokens: `SET`, `SET -v`,
+ * `SET TIME ZONE …`, `SET key`, `SET key=value` and their back-quoted forms.
+ */
+
+import type { Statement } from "../expr/ast.ts";
+import { parseError, type Token } from "../expr/lexer.ts";
+
+const SET_KEY_VALUE = /^([A-Za-z_\d\\.:]+)\s*=([^;]*)$/s;
+const SET_KEY = /^([A-Za-z_\d\\.:]+)$/;
+const SET_QUOTED = /^`((?:[^`]|``)+)`\s*(?:=\s*(.*))?$/s;
+
+export function parseSet(sql: string, setTok: Token): Statement {
+  const pos = setTok.pos;
+  const rest = sql
+    .slice(setTok.end)
+    .replace(/[\s;]+$/, "")
+    .trim();
+  if (rest === "") return { kind: "set", pos };
+  if (rest === "-v") return { kind: "set", key: "-v", pos };
+  const tz = /^TIME\s+ZONE\s+(.+)$/is.exec(rest);
+  if (tz) {
+    const raw = tz[1].trim();
+    const quoted = /^'(.*)'$|^"(.*)"$/s.exec(raw);
+    const value = quoted ? (quoted[1] ?? quoted[2]) : raw;
+    return { kind: "set", key: "spark.sql.session.timeZone", value, pos };
+  }
+  let m = SET_KEY_VALUE.exec(rest);
+  if (m) return { kind: "set", key: m[1], value: m[2].trim(), pos };
+  m = SET_KEY.exec(rest);
+  if (m) return { kind: "set", key: m[1], pos };
+  m = SET_QUOTED.exec(rest);
+  if (m) {
+    const key = m[1].replaceAll("``", "`");
+    if (m[2] === undefined) return { kind: "set", key, pos };
+    let value = m[2].trim();
+    const bq = /^`((?:[^`]|``)*)`$/s.exec(value);
+    if (bq) value = bq[1].replaceAll("``", "`");
+    return { kind: "set", key, value, pos };
+  }
+  throw parseError(
+    "INVALID_SET_SYNTAX",
+    "Expected format is 'SET', 'SET key', or 'SET key=value'. If you want to include special " +
+      "characters in key, or include semicolon in value, please use backquotes, e.g., " +
+      "SET `key`=`value`.",
+    "42000",
+    pos,
+  );
+}
