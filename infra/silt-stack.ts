@@ -124,7 +124,7 @@ interface FunctionSpec extends AccessSpec {
   idempotent?: boolean;
 }
 
-const { GET, POST, DELETE, PATCH } = apigw.HttpMethod;
+const { GET, POST, DELETE, PATCH, ANY } = apigw.HttpMethod;
 
 /**
  * One entry per file in functions/, keyed by the operation it serves (lib/api/app.ts), so adding
@@ -317,6 +317,21 @@ const FUNCTIONS: Record<Operation, FunctionSpec> = {
     s3: false,
     commits: [],
     catalog: ["GetItem"],
+  },
+  "unity-catalog": {
+    description:
+      "Unity Catalog REST API (legacy and Delta): catalogs, schemas, tables, staging, commits of other engines",
+    memorySize: 1024,
+    // Both UC APIs share one function: each route is small, and Spark calls several per statement.
+    routes: [[ANY, "/api/2.1/unity-catalog/{proxy+}"]],
+    // Commits and stagings are decided by the arbiter and the catalog; a replay is an idempotent
+    // 200 by the UC protocol itself.
+    idempotent: false,
+    // Reads footers and commits, publishes them, and deletes a table's files on drop or on a
+    // refused finalize.
+    s3: { read: true, write: "log", delete: true },
+    commits: ["Query", "PutItem", "UpdateItem"],
+    catalog: ["GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query"],
   },
 };
 

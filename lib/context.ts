@@ -46,3 +46,21 @@ export function locationUri(ctx: SiltContext, key: string): string {
   const root = ctx.storageRootUri.endsWith("/") ? ctx.storageRootUri : `${ctx.storageRootUri}/`;
   return `${root}${key}`.replace(/\/+$/, "");
 }
+
+/**
+ * The key (relative to the storage root, without a trailing slash) that a location URI names, or
+ * undefined when it lies outside the root. Engines spell one location several ways: Hadoop writes
+ * `file:/dir` for `file:///dir`, and `s3a://` or `s3n://` for `s3://`.
+ */
+export function keyOfLocationUri(ctx: SiltContext, uri: string): string | undefined {
+  const normalize = (u: string) =>
+    u
+      .replace(/^file:\/(?!\/)/, "file:///")
+      .replace(/^s3[an]:\/\//, "s3://")
+      .replace(/\/+$/, "");
+  const root = `${normalize(ctx.storageRootUri)}/`;
+  const given = normalize(uri);
+  if (!given.startsWith(root)) return undefined;
+  const key = given.slice(root.length);
+  return key.split("/").some((s) => s === "" || s === "." || s === "..") ? undefined : key;
+}

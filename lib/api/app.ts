@@ -59,6 +59,8 @@ import { registerAuthRoutes } from "./routes-auth.ts";
 import { registerDmlRoutes } from "./routes-dml.ts";
 import { registerMaintenanceRoutes } from "./routes-maintenance.ts";
 import { createOrReplaceRoute, isReplaceRequest, registerReplaceRoutes } from "./routes-replace.ts";
+import { ucErrorResponse } from "./uc/errors.ts";
+import { registerUnityCatalogRoutes } from "./uc/routes.ts";
 
 /** Route groups, one per deployed function; the local server serves them all. */
 export const OPERATIONS = [
@@ -81,6 +83,7 @@ export const OPERATIONS = [
   "vacuum",
   "permissions",
   "credentials",
+  "unity-catalog",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -106,31 +109,33 @@ export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
   });
 
   app.onError((err, c) => {
-    if (err instanceof SiltError) {
-      return c.json(err.toJSON(), err.status as ContentfulStatusCode);
+    if (!(err instanceof SiltError)) {
+      ctx.logger.error("unhandled error", {
+        requestId: c.get("requestId"),
+        route: c.req.path,
+        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+        stack: err instanceof Error ? err.stack : undefined,
+      });
     }
-    ctx.logger.error("unhandled error", {
-      requestId: c.get("requestId"),
-      route: c.req.path,
-      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-      stack: err instanceof Error ? err.stack : undefined,
-    });
-    return c.json(
-      {
-        error_class: "INTERNAL_ERROR",
-        message: `An internal error occurred. Quote request id ${c.get("requestId")} when reporting it.`,
-      },
-      500,
-    );
+    const known =
+      err instanceof SiltError
+        ? err
+        : new SiltError(
+            "INTERNAL_ERROR",
+            `An internal error occurred. Quote request id ${c.get("requestId")} when reporting it.`,
+            500,
+          );
+    return errorResponse(c, known);
   });
 
   app.notFound((c) =>
-    c.json(
-      {
-        error_class: "NOT_FOUND",
-        message: `No route for ${c.req.method} ${c.req.path}. See the README for the API.`,
-      },
-      404,
+    errorResponse(
+      c,
+      new SiltError(
+        "NOT_FOUND",
+        `No route for ${c.req.method} ${c.req.path}. See the README for the API.`,
+        404,
+      ),
     ),
   );
 
@@ -153,6 +158,7 @@ export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
   // Ahead of Idempotency-Key handling: neither commits anything, and vended credentials are
   // secrets that no idempotency record may keep for replay.
   registerAuthRoutes(app, serves);
+  registerUnityCatalogRoutes(app, serves);
   if (ctx.idempotency !== undefined) {
     app.use(idempotencyMiddleware(ctx.idempotency, (c) => c.get("ctx").principal));
   }
@@ -169,6 +175,13 @@ export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
   registerDmlRoutes(app, serves);
   registerMaintenanceRoutes(app, serves);
   return app;
+}
+
+/** An error in the shape of the API the request went to: Unity Catalog's, or Silt's own. */
+function errorResponse(c: Context<Env>, err: SiltError): Response {
+  const uc = ucErrorResponse(c.req.path, err);
+  if (uc !== undefined) return c.json(uc.body, uc.status as ContentfulStatusCode);
+  return c.json(err.toJSON(), err.status as ContentfulStatusCode);
 }
 
 /**

@@ -20,29 +20,7 @@ import { asObject, optionalString } from "./request.ts";
 const PERMISSIONS_PATH = "/api/v1/permissions/:securable_type/:full_name";
 
 export function registerAuthRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>): void {
-  if (serves.has("permissions")) {
-    app.get(PERMISSIONS_PATH, async (c) => {
-      const name = securableFromPath(c.req.param("securable_type"), c.req.param("full_name"));
-      const principal = c.req.query("principal");
-      return c.json({
-        privilege_assignments: await getPermissions(c.get("ctx"), name, principal),
-      });
-    });
-    app.patch(PERMISSIONS_PATH, async (c) => {
-      const name = securableFromPath(c.req.param("securable_type"), c.req.param("full_name"));
-      const body = await jsonBody(c);
-      if (!Array.isArray(body.changes) || body.changes.length === 0) {
-        throw badRequest(
-          "INVALID_REQUEST",
-          `Field 'changes' is required: a list like [{"principal": "alice", "add": ["SELECT"], "remove": []}].`,
-        );
-      }
-      const changes = body.changes.map((change, i) => asObject(change, `change ${i + 1}`));
-      return c.json({
-        privilege_assignments: await updatePermissions(c.get("ctx"), name, changes),
-      });
-    });
-  }
+  if (serves.has("permissions")) registerPermissionRoutes(app, PERMISSIONS_PATH);
   if (serves.has("credentials")) {
     app.post("/api/v1/temporary-table-credentials", async (c) => {
       const body = await jsonBody(c);
@@ -56,4 +34,35 @@ export function registerAuthRoutes(app: Hono<Env>, serves: ReadonlySet<Operation
       );
     });
   }
+}
+
+/** GET and PATCH of grants at `path` (`…/:securable_type/:full_name`); Unity Catalog's shape. */
+export function registerPermissionRoutes(app: Hono<Env>, path: string): void {
+  app.get(path, async (c) => {
+    const name = securableFromPath(
+      c.req.param("securable_type") ?? "",
+      c.req.param("full_name") ?? "",
+    );
+    const principal = c.req.query("principal");
+    return c.json({
+      privilege_assignments: await getPermissions(c.get("ctx"), name, principal),
+    });
+  });
+  app.patch(path, async (c) => {
+    const name = securableFromPath(
+      c.req.param("securable_type") ?? "",
+      c.req.param("full_name") ?? "",
+    );
+    const body = await jsonBody(c);
+    if (!Array.isArray(body.changes) || body.changes.length === 0) {
+      throw badRequest(
+        "INVALID_REQUEST",
+        `Field 'changes' is required: a list like [{"principal": "alice", "add": ["SELECT"], "remove": []}].`,
+      );
+    }
+    const changes = body.changes.map((change, i) => asObject(change, `change ${i + 1}`));
+    return c.json({
+      privilege_assignments: await updatePermissions(c.get("ctx"), name, changes),
+    });
+  });
 }

@@ -5,18 +5,21 @@
  *
  * 1. Find the table by id or by name and check the caller's privileges: READ needs SELECT,
  *    READ_WRITE needs SELECT and MODIFY (with USE on its schema and catalog).
- * 2. Refuse READ_WRITE. Every Silt table is catalog-managed: a version exists once Silt's commit
- *    arbiter ratifies it (DESIGN §3), so files an engine wrote straight into the location would
- *    be unknown to the log, and the bucket policy denies writes under tables/ to all but Silt's
- *    own functions anyway. Unity Catalog refuses external writes to its managed tables the same
- *    way (EXTERNAL_WRITE_NOT_ALLOWED_FOR_TABLE). Engines write through Silt: the insert, merge
- *    and SQL routes, or objects dropped under ingest/<catalog>/<schema>/<table>/.
+ * 2. READ_WRITE: engines that speak Unity Catalog's commit protocol write data files and staged
+ *    commits under the location, and Silt's arbiter ratifies each commit (lib/ops/
+ *    external-commit.ts). Where the storage root is a local directory that needs no credentials.
+ *    In S3 the bucket policy denies writes under tables/ to all but Silt's own functions, and no
+ *    write-scoped role exists yet, so READ_WRITE is refused there
+ *    (EXTERNAL_WRITE_NOT_ALLOWED_FOR_TABLE, as Unity Catalog refuses external writes): write
+ *    through Silt's insert, merge and SQL routes, or objects under ingest/<catalog>/<schema>/<table>/.
  * 3. READ: temporary credentials of the table-access role, narrowed by a session policy to this
  *    table's prefix (GetObject below it, ListBucket of it), valid for one hour. Where the storage
  *    root is a local directory (`silt serve`), the url is a file:// URL and there are no
  *    credentials to hand out: the caller reads the files with its own access to that directory.
  */
 import { AssumeRoleCommand, type STSClient } from "@aws-sdk/client-sts";
+import type { TableEntry } from "../catalog/catalog-store.ts";
+import type { QualifiedName } from "../catalog/names.ts";
 import { locationUri, type SiltContext } from "../context.ts";
 import { badRequest, SiltError } from "../errors.ts";
 import { resolveName } from "../ops/open-table.ts";
@@ -89,20 +92,62 @@ export async function temporaryTableCredentials(
           table: e.name,
         }));
   const entry = await authorizeTable(ctx, qn, operation === "READ" ? "read" : "readWrite");
+  return vendFor(ctx, entry, qn, operation);
+}
+
+/**
+ * READ_WRITE credentials for a table a Unity Catalog client staged and is about to create: only
+ * the caller that staged it may write its first version.
+ */
+export async function stagingTableCredentials(
+  ctx: SiltContext,
+  tableId: string,
+): Promise<TemporaryTableCredentials> {
+  const entry = await ctx.catalog.findTableById(tableId);
+  if (entry === undefined || entry.state !== "CREATING" || !entry.staging) {
+    throw new SiltError(
+      "TABLE_NOT_FOUND",
+      `No staging table has id ${tableId}. Stage the table first (POST /staging-tables).`,
+      404,
+    );
+  }
+  if (ctx.enforcePrivileges === true && entry.owner !== ctx.principal) {
+    throw new SiltError(
+      "INSUFFICIENT_PERMISSIONS",
+      `Insufficient privileges: User ${ctx.principal} did not stage table ${entry.catalog}.${entry.schema}.${entry.name}.`,
+      403,
+      "42501",
+    );
+  }
+  return vendFor(
+    ctx,
+    entry,
+    { catalog: entry.catalog, schema: entry.schema, table: entry.name },
+    "READ_WRITE",
+  );
+}
+
+/** Steps 2 and 3 for a table the caller was found to have the privileges for. */
+async function vendFor(
+  ctx: SiltContext,
+  entry: TableEntry,
+  qn: QualifiedName,
+  operation: TableOperation,
+): Promise<TemporaryTableCredentials> {
   // Step 2.
-  if (operation === "READ_WRITE") {
+  const url = locationUri(ctx, entry.location);
+  if (operation === "READ_WRITE" && !url.startsWith("file:")) {
     throw new SiltError(
       "EXTERNAL_WRITE_NOT_ALLOWED_FOR_TABLE",
       `Table ${qn.catalog}.${qn.schema}.${qn.table} (id ${entry.tableId}) cannot be written from ` +
-        "outside of Silt: it is a catalog-managed table whose commits Silt's commit arbiter " +
-        "decides. Request READ credentials to read its files, and write through Silt (the " +
-        "insert, merge or SQL routes, or objects under " +
+        "outside of Silt in this deployment: its bucket lets only Silt's functions write tables, " +
+        "and vended credentials are read-only. Request READ credentials to read its files, and " +
+        "write through Silt (the insert, merge or SQL routes, or objects under " +
         `ingest/${qn.catalog}/${qn.schema}/${qn.table}/ in the bucket).`,
       403,
     );
   }
   // Step 3.
-  const url = locationUri(ctx, entry.location);
   if (ctx.tableCredentials === undefined) {
     if (url.startsWith("file:")) {
       return { aws_temp_credentials: null, expiration_time: null, url };

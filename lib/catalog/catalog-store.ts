@@ -71,6 +71,8 @@ export interface CatalogEntry {
   id: string;
   owner: string;
   comment?: string;
+  /** Free-form properties, as Unity Catalog keeps them (Spark's CREATE SCHEMA sets `owner`). */
+  properties?: Record<string, string>;
   createdAt: number;
 }
 
@@ -80,6 +82,7 @@ export interface SchemaEntry {
   id: string;
   owner: string;
   comment?: string;
+  properties?: Record<string, string>;
   createdAt: number;
 }
 
@@ -97,6 +100,11 @@ export interface TableEntry {
   state: TableState;
   tableType: "MANAGED";
   dataSourceFormat: "DELTA";
+  /**
+   * A Unity Catalog client's staging entry (lib/ops/stage-table.ts): CREATING until the client
+   * finalizes it, and taken over by the next create of its name if it never does.
+   */
+  staging?: boolean;
 }
 
 export interface CatalogOptions {
@@ -111,6 +119,7 @@ export interface CatalogOptions {
 export interface CreateOptions {
   owner: string;
   comment?: string;
+  properties?: Record<string, string>;
   ifNotExists?: boolean;
 }
 
@@ -254,6 +263,7 @@ function toCatalogEntry(item: Item): CatalogEntry {
     createdAt: num(item, "createdAt"),
   };
   if (item.comment?.S !== undefined) entry.comment = item.comment.S;
+  if (item.properties?.S !== undefined) entry.properties = JSON.parse(item.properties.S);
   return entry;
 }
 
@@ -266,11 +276,12 @@ function toSchemaEntry(item: Item): SchemaEntry {
     createdAt: num(item, "createdAt"),
   };
   if (item.comment?.S !== undefined) entry.comment = item.comment.S;
+  if (item.properties?.S !== undefined) entry.properties = JSON.parse(item.properties.S);
   return entry;
 }
 
 function toTableEntry(item: Item): TableEntry {
-  return {
+  const entry: TableEntry = {
     catalog: str(item, "catalog"),
     schema: str(item, "schema"),
     name: str(item, "name"),
@@ -283,6 +294,8 @@ function toTableEntry(item: Item): TableEntry {
     tableType: "MANAGED",
     dataSourceFormat: "DELTA",
   };
+  if (item.staging?.BOOL === true) entry.staging = true;
+  return entry;
 }
 
 function sleep(ms: number): Promise<void> {
@@ -358,6 +371,9 @@ export class Catalog {
       changedAt: N(now),
     };
     if (options.comment !== undefined) item.comment = S(options.comment);
+    if (options.properties !== undefined && Object.keys(options.properties).length > 0) {
+      item.properties = S(JSON.stringify(options.properties));
+    }
     // The loop only repeats when the holder of the name vanished between our put and our read.
     for (let attempt = 0; ; attempt++) {
       if (await this.putIfAbsent(item)) return toCatalogEntry(item);
@@ -436,6 +452,9 @@ export class Catalog {
       changedAt: N(now),
     };
     if (options.comment !== undefined) item.comment = S(options.comment);
+    if (options.properties !== undefined && Object.keys(options.properties).length > 0) {
+      item.properties = S(JSON.stringify(options.properties));
+    }
     for (let attempt = 0; ; attempt++) {
       if (await this.putIfAbsent(item)) break;
       const existing = await this.get(schemaPk(catalog), schema);
@@ -499,7 +518,7 @@ export class Catalog {
     catalogName: string,
     schemaName: string,
     tableName: string,
-    options: { owner: string },
+    options: { owner: string; staging?: boolean },
   ): Promise<TableEntry> {
     const catalog = normalizeName(catalogName, "catalog");
     const schema = normalizeName(schemaName, "schema");
@@ -527,6 +546,7 @@ export class Catalog {
         state: S("CREATING"),
         changedAt: N(now),
       };
+      if (options.staging) candidate.staging = { BOOL: true };
       const written =
         prior === undefined
           ? await this.putIfAbsent(candidate)
@@ -570,7 +590,7 @@ export class Catalog {
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { pk: S(tablePk(entry.catalog, entry.schema)), sk: S(entry.name) },
-          UpdateExpression: "SET #state = :active, #changedAt = :now",
+          UpdateExpression: "SET #state = :active, #changedAt = :now REMOVE staging",
           ConditionExpression: "#tableId = :id AND #state = :creating",
           ExpressionAttributeNames: attrNames("#state", "#changedAt", "#tableId"),
           ExpressionAttributeValues: {
@@ -581,7 +601,8 @@ export class Catalog {
           },
         }),
       );
-      return { ...entry, state: "ACTIVE", updatedAt: now };
+      const { staging: _, ...active } = entry;
+      return { ...active, state: "ACTIVE", updatedAt: now };
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
     }
@@ -769,8 +790,15 @@ export class Catalog {
     return state === "ACTIVE" || this.isStale(item);
   }
 
+  /**
+   * A stale intermediate state, or a staging entry: a Unity Catalog client that staged a table
+   * and failed its own checks never comes back to finalize it (seed 002's refused CREATE), so a
+   * staging entry holds its name only until someone else creates the table.
+   */
   private isAbandonedTable(item: Item): boolean {
-    return str(item, "state") !== "ACTIVE" && this.isStale(item);
+    const state = str(item, "state");
+    if (state === "CREATING" && item.staging?.BOOL === true) return true;
+    return state !== "ACTIVE" && this.isStale(item);
   }
 
   private async requireCatalog(catalog: string): Promise<Item> {

@@ -77,13 +77,17 @@ export class CommitArbiter {
     this.clock = options.clock ?? Date.now;
   }
 
-  /** Claims `entry.version` for the entry's commit; false when another commit already holds it. */
-  async ratify(entry: RatifyEntry): Promise<boolean> {
+  /**
+   * Claims `entry.version` for the entry's commit; false when another commit already holds it.
+   * `published` records a commit whose bytes already are `_delta_log/<v>.json`: the version 0 a
+   * Unity Catalog client writes straight into the log before the catalog knows the table.
+   */
+  async ratify(entry: RatifyEntry, opts: { published?: boolean } = {}): Promise<boolean> {
     try {
       await this.client.send(
         new PutItemCommand({
           TableName: this.tableName,
-          Item: toItem({ ...entry, published: false, ratifiedAt: this.clock() }),
+          Item: toItem({ ...entry, published: opts.published ?? false, ratifiedAt: this.clock() }),
           ConditionExpression: "attribute_not_exists(tableId)",
         }),
       );

@@ -67,6 +67,10 @@ const KNOWN_DELTA_PROPERTIES = new Set([
   "delta.tuneFileSizesForRewrites",
   "delta.rowTracking.materializedRowIdColumnName",
   "delta.rowTracking.materializedRowCommitVersionColumnName",
+  // Set by Unity Catalog clients from the staging answer (managedTableContract).
+  "delta.checkpoint.writeStatsAsJson",
+  "delta.checkpoint.writeStatsAsStruct",
+  "delta.parquet.compression.codec",
 ]);
 
 /** Properties only Silt itself may set. */
@@ -315,4 +319,103 @@ function canonicalKey(key: string): string {
   const lower = key.toLowerCase();
   if (lower.startsWith("delta.feature.")) return `delta.feature.${key.slice(14)}`;
   return CANONICAL.get(lower) ?? key;
+}
+
+/**
+ * What the catalog tells a Unity Catalog client staging a new table (the staging answer): the
+ * protocol and properties its version 0 must have, and those it should have unless the user
+ * chose otherwise. The same requirements as `newTableProfile`, plus the checkpoint-statistics
+ * properties Unity Catalog asks of its clients' checkpoints; a null suggestion means "the engine
+ * fills it in".
+ */
+export interface ManagedTableContract {
+  requiredProtocol: Protocol;
+  suggestedReaderFeatures: string[];
+  suggestedWriterFeatures: string[];
+  requiredProperties: Record<string, string>;
+  suggestedProperties: Record<string, string | null>;
+}
+
+export function managedTableContract(tableId: string): ManagedTableContract {
+  return {
+    requiredProtocol: protocolFor([...REQUIRED_FEATURES]),
+    suggestedReaderFeatures: ["columnMapping"],
+    suggestedWriterFeatures: ["columnMapping", "domainMetadata", "rowTracking"],
+    requiredProperties: {
+      ...REQUIRED_PROPERTIES,
+      "delta.checkpoint.writeStatsAsStruct": "true",
+      "delta.checkpoint.writeStatsAsJson": "true",
+      "io.unitycatalog.tableId": tableId,
+    },
+    suggestedProperties: {
+      "delta.columnMapping.mode": "name",
+      "delta.columnMapping.maxColumnId": null,
+      "delta.enableRowTracking": "true",
+      "delta.randomizeFilePrefixes": "true",
+      "delta.parquet.compression.codec": "zstd",
+      "delta.rowTracking.materializedRowIdColumnName": null,
+      "delta.rowTracking.materializedRowCommitVersionColumnName": null,
+    },
+  };
+}
+
+/**
+ * Checks a protocol and configuration that a Unity Catalog client wrote (its version 0, or a
+ * later commit that changes them) against the catalog's requirements, with the messages Silt's
+ * own CREATE gives. The checkpoint-statistics properties are asked for but not enforced: Silt's
+ * own tables predate them, and neither changes what a reader sees.
+ */
+export function checkManagedTable(
+  tableName: string,
+  tableId: string,
+  protocol: Protocol,
+  configuration: Record<string, string>,
+  verb: "create" | "commit to",
+): void {
+  const readerFeatures = protocol.readerFeatures ?? [];
+  const writerFeatures = protocol.writerFeatures ?? [];
+  if (protocol.minReaderVersion < 3 || protocol.minWriterVersion < 7) {
+    throw badRequest(
+      "INVALID_PARAMETER_VALUE",
+      `Cannot ${verb} table ${tableName}: catalog requires reader version 3 and writer version 7 but the commit's protocol has ${protocol.minReaderVersion} and ${protocol.minWriterVersion}.`,
+    );
+  }
+  for (const feature of REQUIRED_FEATURES) {
+    const lists = READER_WRITER_FEATURES.has(feature)
+      ? [readerFeatures, writerFeatures]
+      : [writerFeatures];
+    if (lists.some((list) => !list.includes(feature))) {
+      throw badRequest(
+        "INVALID_PARAMETER_VALUE",
+        `Cannot ${verb} table ${tableName}: catalog requires table feature '${feature}' but the commit's protocol does not list it${READER_WRITER_FEATURES.has(feature) ? " among both its reader and writer features" : ""}.`,
+      );
+    }
+  }
+  const notWritten = readerFeatures.filter((f) => !writerFeatures.includes(f));
+  if (notWritten.length > 0) {
+    throw badRequest(
+      "INVALID_PARAMETER_VALUE",
+      `Cannot ${verb} table ${tableName}: reader features ${notWritten.join(", ")} are missing from the writer features.`,
+    );
+  }
+  const lower = new Map(Object.entries(configuration).map(([k, v]) => [canonicalKey(k), v]));
+  for (const [key, required] of Object.entries(REQUIRED_PROPERTIES)) {
+    const supplied = lower.get(key);
+    if (supplied === undefined) {
+      throw badRequest(
+        "INVALID_PARAMETER_VALUE",
+        `Cannot ${verb} table ${tableName}: catalog requires table property '${key}'='${required}' but the commit does not set it.`,
+      );
+    }
+    if (supplied.toLowerCase() !== required) {
+      throw requirementError(verb, tableName, key, required, supplied);
+    }
+  }
+  const id = lower.get("io.unitycatalog.tableId");
+  if (id !== tableId) {
+    throw badRequest(
+      "INVALID_PARAMETER_VALUE",
+      `Cannot ${verb} table ${tableName}: table property 'io.unitycatalog.tableId' must be '${tableId}', the id the catalog gave the table, but the commit has ${id === undefined ? "none" : `'${id}'`}.`,
+    );
+  }
 }

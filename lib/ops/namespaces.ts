@@ -14,7 +14,7 @@ import {
   visibleSchemas,
   visibleTables,
 } from "../auth/authorize.ts";
-import type { TableEntry } from "../catalog/catalog-store.ts";
+import type { CatalogEntry, SchemaEntry, TableEntry } from "../catalog/catalog-store.ts";
 import type { SiltContext } from "../context.ts";
 import { SiltError } from "../errors.ts";
 import { deletePrefix } from "./drop-table.ts";
@@ -22,6 +22,7 @@ import { isoMicros, type ResultSet } from "./result-set.ts";
 
 export interface NamespaceOptions {
   comment?: string;
+  properties?: Record<string, string>;
   ifNotExists?: boolean;
 }
 
@@ -39,8 +40,56 @@ export async function createSchema(
   return ctx.catalog.createSchema(catalog, name, { owner: ctx.principal, ...opts });
 }
 
+/** The catalogs the caller may see (it owns them or holds a privilege on them). */
+export async function catalogsOf(ctx: SiltContext): Promise<CatalogEntry[]> {
+  return visibleCatalogs(ctx, await ctx.catalog.listCatalogs());
+}
+
+/** The schemas of a catalog the caller may see (it needs USE CATALOG to list them at all). */
+export async function schemasOf(ctx: SiltContext, catalog: string): Promise<SchemaEntry[]> {
+  return visibleSchemas(ctx, catalog, () => ctx.catalog.listSchemas(catalog));
+}
+
+/** The tables of a schema the caller may see (it needs USE CATALOG and USE SCHEMA). */
+export async function tablesOf(
+  ctx: SiltContext,
+  catalog: string,
+  schema: string,
+): Promise<TableEntry[]> {
+  return visibleTables(ctx, catalog, schema, () => ctx.catalog.listTables(catalog, schema));
+}
+
+/** One catalog, if the caller may see it; otherwise the refusal a missing privilege gets. */
+export async function describeCatalog(ctx: SiltContext, name: string): Promise<CatalogEntry> {
+  const entry = await ctx.catalog.getCatalog(name);
+  if ((await visibleCatalogs(ctx, [entry])).length === 0)
+    throw invisible(ctx, "Catalog", entry.name);
+  return entry;
+}
+
+/** One schema, if the caller may see it (USE CATALOG, and a privilege on the schema). */
+export async function describeSchema(
+  ctx: SiltContext,
+  catalog: string,
+  name: string,
+): Promise<SchemaEntry> {
+  const [entry] = await visibleSchemas(ctx, catalog, async () => [
+    await ctx.catalog.getSchema(catalog, name),
+  ]);
+  if (entry === undefined) throw invisible(ctx, "Schema", `${catalog}.${name}`);
+  return entry;
+}
+
+const invisible = (ctx: SiltContext, kind: string, name: string) =>
+  new SiltError(
+    "INSUFFICIENT_PERMISSIONS",
+    `Insufficient privileges: User ${ctx.principal} does not have any privilege on ${kind} '${name}'.`,
+    403,
+    "42501",
+  );
+
 export async function listCatalogs(ctx: SiltContext): Promise<ResultSet> {
-  const catalogs = await visibleCatalogs(ctx, await ctx.catalog.listCatalogs());
+  const catalogs = await catalogsOf(ctx);
   return {
     columns: [
       { name: "catalog", type: "string" },
@@ -53,7 +102,7 @@ export async function listCatalogs(ctx: SiltContext): Promise<ResultSet> {
 }
 
 export async function listSchemas(ctx: SiltContext, catalog: string): Promise<ResultSet> {
-  const schemas = await visibleSchemas(ctx, catalog, () => ctx.catalog.listSchemas(catalog));
+  const schemas = await schemasOf(ctx, catalog);
   return {
     columns: [
       { name: "catalog", type: "string" },
@@ -77,9 +126,7 @@ export async function listTables(
   catalog: string,
   schema: string,
 ): Promise<ResultSet> {
-  const tables = await visibleTables(ctx, catalog, schema, () =>
-    ctx.catalog.listTables(catalog, schema),
-  );
+  const tables = await tablesOf(ctx, catalog, schema);
   return {
     columns: [
       { name: "catalog", type: "string" },

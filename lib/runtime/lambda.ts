@@ -70,7 +70,19 @@ export function httpHandler(operation: Operation, env: NodeJS.ProcessEnv = proce
       ctx.logger,
       lambdaContext as LambdaContextLike | undefined,
       { operation, apiRequestId },
-      () => serve(event, lambdaContext as never),
+      () => serve(withGetBodyAside(event), lambdaContext as never),
     );
   };
+}
+
+/**
+ * Fetch's Request cannot carry the body of a GET, which Unity Catalog's legacy commits API sends,
+ * so the body moves to `getBody` before Hono builds the request (lib/api/uc/request.ts reads it).
+ */
+function withGetBodyAside(event: LambdaEvent): LambdaEvent {
+  const e = event as LambdaEvent & { body?: string; isBase64Encoded?: boolean };
+  const method = (e.requestContext as { http?: { method?: string } } | undefined)?.http?.method;
+  if ((method !== "GET" && method !== "HEAD") || !e.body) return event;
+  const text = e.isBase64Encoded ? Buffer.from(e.body, "base64").toString("utf8") : e.body;
+  return { ...e, body: null, getBody: text } as unknown as LambdaEvent;
 }

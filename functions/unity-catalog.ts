@@ -1,0 +1,3 @@
+import { httpHandler } from "../lib/runtime/lambda.ts";
+
+export const handler = httpHandler("unity-catalog");

@@ -1,0 +1,319 @@
+/**
+ * The UC Delta API (`/api/2.1/unity-catalog/delta/v1`, kebab-case), what Spark's
+ * `UCSingleCatalog` uses by default and DuckDB uses to load and commit: staging, create
+ * (finalize), load with the unpublished commit tail, update (requirements + updates, the commit
+ * itself), delete, credentials and metrics. Same operations and privileges as `/api/v1`.
+ */
+import type { Context, Hono } from "hono";
+import { stagingTableCredentials, temporaryTableCredentials } from "../../auth/credentials.ts";
+import type { TableEntry } from "../../catalog/catalog-store.ts";
+import type { QualifiedName } from "../../catalog/names.ts";
+import type { SiltContext } from "../../context.ts";
+import { badRequest, conflict, SiltError } from "../../errors.ts";
+import { dropTable } from "../../ops/drop-table.ts";
+import { acceptExternalCommit, unpublishedCommits } from "../../ops/external-commit.ts";
+import { finalizeTable } from "../../ops/finalize-table.ts";
+import { describeCatalog } from "../../ops/namespaces.ts";
+import { displayName, openTable, readSnapshot } from "../../ops/open-table.ts";
+import { stageTable } from "../../ops/stage-table.ts";
+import type { Env } from "../http.ts";
+import { asObject, type Json, requiredString } from "../request.ts";
+import { UC_DELTA_PREFIX, unimplemented } from "./errors.ts";
+import { jsonBody, partsOf, requiredInteger } from "./request.ts";
+import { type DeltaCommitInfo, deltaLoadTableResponse, deltaProtocol, etagOf } from "./shapes.ts";
+
+const P = UC_DELTA_PREFIX;
+const TABLES = `${P}/catalogs/:catalog/schemas/:schema/tables`;
+const TABLE = `${TABLES}/:table`;
+
+const ENDPOINTS = [
+  "POST /v1/catalogs/{catalog}/schemas/{schema}/staging-tables",
+  "POST /v1/catalogs/{catalog}/schemas/{schema}/tables",
+  "GET /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}",
+  "POST /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}",
+  "DELETE /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}",
+  "HEAD /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}",
+  "GET /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}/credentials",
+  "POST /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}/metrics",
+  "GET /v1/staging-tables/{table_id}/credentials",
+];
+
+const ctxOf = (c: Context<Env>): SiltContext => c.get("ctx");
+
+const nameOf = (c: Context<Env>): QualifiedName => ({
+  catalog: c.req.param("catalog") as string,
+  schema: c.req.param("schema") as string,
+  table: c.req.param("table") as string,
+});
+
+export function registerDeltaApiRoutes(app: Hono<Env>): void {
+  app.get(`${P}/config`, async (c) => {
+    await describeCatalog(ctxOf(c), requiredString(c.req.query(), "catalog"));
+    return c.json({ endpoints: ENDPOINTS, "protocol-version": "1.0" });
+  });
+
+  app.post(`${P}/catalogs/:catalog/schemas/:schema/staging-tables`, async (c) => {
+    const body = await jsonBody(c);
+    const staged = await stageTable(ctxOf(c), {
+      catalog: c.req.param("catalog"),
+      schema: c.req.param("schema"),
+      table: requiredString(body, "name"),
+    });
+    const contract = staged.contract;
+    return c.json({
+      "table-id": staged.entry.tableId,
+      "table-type": "MANAGED",
+      location: staged.location,
+      "storage-credentials": storageCredentials(
+        await stagingTableCredentials(ctxOf(c), staged.entry.tableId),
+        "READ_WRITE",
+      ),
+      "required-protocol": deltaProtocol(contract.requiredProtocol),
+      "suggested-protocol": {
+        "reader-features": contract.suggestedReaderFeatures,
+        "writer-features": contract.suggestedWriterFeatures,
+      },
+      "required-properties": contract.requiredProperties,
+      "suggested-properties": contract.suggestedProperties,
+    });
+  });
+  app.get(`${P}/staging-tables/:id/credentials`, async (c) =>
+    c.json({
+      "storage-credentials": storageCredentials(
+        await stagingTableCredentials(ctxOf(c), c.req.param("id")),
+        "READ_WRITE",
+      ),
+    }),
+  );
+
+  app.post(TABLES, async (c) => {
+    const ctx = ctxOf(c);
+    const body = await jsonBody(c);
+    const qn = { ...nameOf(c), table: requiredString(body, "name") };
+    const tableType = (body["table-type"] ?? "MANAGED") as string;
+    if (tableType !== "MANAGED") {
+      throw unimplemented(
+        `Silt keeps managed tables only; table-type ${tableType} is not supported.`,
+      );
+    }
+    const entry = await finalizeTable(ctx, {
+      name: qn,
+      location: requiredString(body, "location"),
+    });
+    return c.json(await loadResponse(ctx, entry));
+  });
+
+  app.get(TABLE, async (c) => {
+    const ctx = ctxOf(c);
+    const table = await openTable(ctx, partsOf(nameOf(c)), { access: "read" });
+    return c.json(await loadResponse(ctx, table.entry));
+  });
+  app.on("HEAD", TABLE, async (c) => {
+    await ctxOf(c).catalog.getTable(
+      c.req.param("catalog"),
+      c.req.param("schema"),
+      c.req.param("table"),
+    );
+    return c.body(null, 204);
+  });
+  app.delete(TABLE, async (c) => {
+    await dropTable(ctxOf(c), partsOf(nameOf(c)));
+    return c.body(null, 204);
+  });
+  app.post(TABLE, async (c) => {
+    const ctx = ctxOf(c);
+    const qn = nameOf(c);
+    const table = await openTable(ctx, partsOf(qn), { access: "write" });
+    await updateTable(ctx, table.entry, displayName(qn), await jsonBody(c));
+    return c.json(await loadResponse(ctx, table.entry));
+  });
+
+  app.get(`${TABLE}/credentials`, async (c) => {
+    const operation = requiredString(c.req.query(), "operation");
+    const qn = nameOf(c);
+    const vended = await temporaryTableCredentials(ctxOf(c), {
+      tableName: displayName(qn),
+      operation,
+    });
+    return c.json({ "storage-credentials": storageCredentials(vended, operation) });
+  });
+  app.post(`${TABLE}/metrics`, async (c) => {
+    const body = await jsonBody(c);
+    const table = await openTable(ctxOf(c), partsOf(nameOf(c)), { access: "write" });
+    if (requiredString(body, "table-id") !== table.entry.tableId) {
+      throw badRequest(
+        "INVALID_PARAMETER_VALUE",
+        `table-id ${String(body["table-id"])} is not the id of ${displayName(nameOf(c))}.`,
+      );
+    }
+    return c.body(null, 204);
+  });
+  app.post(`${TABLE}/rename`, () => {
+    throw unimplemented("Silt cannot rename tables yet.");
+  });
+  app.get(`${P}/temporary-path-credentials`, () => {
+    throw new SiltError(
+      "PERMISSION_DENIED",
+      "Silt has no external locations: every table is managed, and its storage is reached " +
+        "through the table's own credentials.",
+      403,
+    );
+  });
+}
+
+/** The load answer: metadata at the latest snapshot and the commits not yet in `_delta_log/`. */
+async function loadResponse(ctx: SiltContext, entry: TableEntry) {
+  const { latestVersion, commits } = await unpublishedCommits(ctx, entry);
+  const snapshot = await readSnapshot(ctx, entry);
+  const listed: DeltaCommitInfo[] = commits
+    .map((k) => ({
+      version: k.version,
+      timestamp: k.timestamp,
+      "file-name": k.fileName,
+      "file-size": k.fileSize,
+      "file-modification-timestamp": k.fileModificationTimestamp,
+    }))
+    .reverse();
+  return deltaLoadTableResponse(
+    ctx,
+    entry,
+    snapshot,
+    Math.max(latestVersion, snapshot.version),
+    listed,
+  );
+}
+
+/**
+ * Metadata updates that travel beside a commit. Silt reads metadata from the Delta log, where the
+ * commit carries the same change (checked in external-commit.ts), so these are accepted with an
+ * `add-commit` and refused alone: a table's metadata changes only through a commit.
+ */
+const WITH_COMMIT = new Set([
+  "set-properties",
+  "remove-properties",
+  "set-columns",
+  "set-table-comment",
+  "set-partition-columns",
+  "set-protocol",
+  "set-domain-metadata",
+  "remove-domain-metadata",
+  "update-metadata-snapshot-version",
+]);
+
+/** POST …/tables/{t}: requirements first, then the updates, at most one of each kind. */
+async function updateTable(
+  ctx: SiltContext,
+  entry: TableEntry,
+  tableName: string,
+  body: Json,
+): Promise<void> {
+  const requirements = listOf(body, "requirements");
+  const updates = listOf(body, "updates");
+  if (updates.length === 0) {
+    throw badRequest("INVALID_PARAMETER_VALUE", "Field 'updates' must list at least one update.");
+  }
+  const latest = await ctx.arbiter.latest(entry.tableId);
+  for (const req of requirements) {
+    const type = requiredString(req, "type");
+    if (type === "assert-table-uuid") {
+      if (requiredString(req, "uuid") !== entry.tableId) {
+        throw requirementConflict(
+          `Table ${tableName} has uuid ${entry.tableId}, not ${String(req.uuid)}.`,
+        );
+      }
+    } else if (type === "assert-etag") {
+      const current = etagOf(entry.tableId, latest?.version ?? -1);
+      if (requiredString(req, "etag") !== current) {
+        throw requirementConflict(
+          `Table ${tableName} changed since it was loaded (etag ${String(req.etag)}, now ${current}). Reload it and retry.`,
+        );
+      }
+    } else {
+      throw badRequest("INVALID_PARAMETER_VALUE", `Unknown requirement type '${type}'.`);
+    }
+  }
+  const byAction = new Map<string, Json>();
+  for (const update of updates) {
+    const action = requiredString(update, "action");
+    if (
+      action !== "add-commit" &&
+      action !== "set-latest-backfilled-version" &&
+      !WITH_COMMIT.has(action)
+    ) {
+      throw badRequest("INVALID_PARAMETER_VALUE", `Unknown update action '${action}'.`);
+    }
+    if (byAction.has(action)) {
+      throw badRequest("INVALID_PARAMETER_VALUE", `Update action '${action}' is given twice.`);
+    }
+    byAction.set(action, update);
+  }
+  const addCommit = byAction.get("add-commit");
+  const alone = [...byAction.keys()].filter((a) => WITH_COMMIT.has(a));
+  if (addCommit === undefined && alone.length > 0) {
+    throw badRequest(
+      "INVALID_PARAMETER_VALUE",
+      `Update ${alone.join(", ")} needs an add-commit: Silt reads a table's metadata from its Delta log, so metadata changes arrive as commits.`,
+    );
+  }
+  const commitVersion =
+    addCommit === undefined
+      ? (latest?.version ?? -1)
+      : requiredInteger(asObject(addCommit.commit, "field 'commit'"), "version");
+  const backfill = byAction.get("set-latest-backfilled-version");
+  if (backfill !== undefined) {
+    const published = requiredInteger(backfill, "latest-published-version");
+    if (published > commitVersion) {
+      throw badRequest(
+        "INVALID_PARAMETER_VALUE",
+        `latest-published-version ${published} is above the table's latest version ${commitVersion}.`,
+      );
+    }
+  }
+  if (addCommit !== undefined) {
+    const commit = asObject(addCommit.commit, "field 'commit'");
+    await acceptExternalCommit(ctx, entry, tableName, {
+      version: requiredInteger(commit, "version"),
+      fileName: requiredString(commit, "file-name"),
+      fileSize: requiredInteger(commit, "file-size"),
+      timestamp: requiredInteger(commit, "timestamp"),
+    });
+  }
+}
+
+const requirementConflict = (message: string) => conflict("UPDATE_REQUIREMENT_CONFLICT", message);
+
+function listOf(body: Json, field: string): Json[] {
+  const v = body[field];
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v))
+    throw badRequest("INVALID_PARAMETER_VALUE", `Field '${field}' must be a list.`);
+  return v.map((item, i) => asObject(item, `${field}[${i}]`));
+}
+
+/** Vended credentials as the Delta API lists them; none for a local directory. */
+function storageCredentials(
+  vended: {
+    aws_temp_credentials: {
+      access_key_id: string;
+      secret_access_key: string;
+      session_token: string;
+    } | null;
+    expiration_time: number | null;
+    url: string;
+  },
+  operation: string,
+) {
+  if (vended.aws_temp_credentials === null) return [];
+  return [
+    {
+      prefix: vended.url,
+      operation,
+      config: {
+        "s3.access-key-id": vended.aws_temp_credentials.access_key_id,
+        "s3.secret-access-key": vended.aws_temp_credentials.secret_access_key,
+        "s3.session-token": vended.aws_temp_credentials.session_token,
+      },
+      "expiration-time-ms": vended.expiration_time,
+    },
+  ];
+}
