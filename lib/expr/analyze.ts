@@ -10,38 +10,35 @@
  */
 import type { DataType, DecimalType, StructField } from "../delta/schema.ts";
 import { badRequest, SiltError } from "../errors.ts";
+import { dataTypeMismatch } from "./ansi-errors.ts";
 import type { BinaryOp, Expr, Name, SqlType } from "./ast.ts";
 import { type ArgSpec, type FunctionDef, lookupFunction } from "./functions.ts";
+import { integralNegate } from "./scalar-arithmetic.ts";
+import { castScalar } from "./scalar-cast.ts";
+import { toScalar } from "./scalar-json.ts";
+import { decimalString, javaDoubleString, javaFloatString, sqlLiteral } from "./scalar-text.ts";
 import {
   type ArithOp,
   canAnsiCast,
   canStoreAssign,
   castMismatch,
-  castScalar,
-  dataTypeMismatch,
   decimalForIntegralValue,
   decimalForType,
   decimalResultType,
-  decimalString,
-  integralNegate,
   isAtomic,
   isDecimalType,
   isFloating,
   isIntegral,
   isNumeric,
   isOrderable,
-  javaDoubleString,
-  javaFloatString,
   ordinalNumber,
   quotedType,
   quoteIdent,
   quoteIfNeeded,
   type Scalar,
   sameType,
-  sqlLiteral,
   sqlTypeName,
   stringPromotionType,
-  toScalar,
   widerCommonType,
   widerDecimalType,
   widerTypeForTwo,

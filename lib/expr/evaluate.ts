@@ -19,31 +19,30 @@ import { arrowValues, valuesToArrow } from "../data/json-rows.ts";
 import { type DataType, toArrowType } from "../delta/schema.ts";
 import { badRequest, internal } from "../errors.ts";
 import { children, type Typed, type TypedColumn } from "./analyze.ts";
+import { arithmeticOverflow, divideByZero } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
 import type { EvalEnv } from "./functions.ts";
 import {
-  arithmeticOverflow,
-  castScalar,
-  compareDoubles,
-  compareScalars,
   decimalArith,
   decimalIntegralDivide,
-  decimalIsWiderThan,
-  divideByZero,
-  fromScalar,
   INT64_MIN,
-  type IntegralName,
   integralArith,
   integralNegate,
   integralOverflow,
+} from "./scalar-arithmetic.ts";
+import { castScalar } from "./scalar-cast.ts";
+import { fromScalar, toScalar } from "./scalar-json.ts";
+import { compareDoubles, compareScalars } from "./scalar-order.ts";
+import { MICROS_PER_DAY } from "./scalar-parse.ts";
+import {
+  decimalIsWiderThan,
+  type IntegralName,
   isDecimalType,
   isFloating,
   isIntegral,
   isTimestamp,
-  MICROS_PER_DAY,
   type Scalar,
   sameType,
-  toScalar,
 } from "./types.ts";
 
 export interface EvalContext {

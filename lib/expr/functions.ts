@@ -12,29 +12,31 @@ import { civilFromDays, daysFromCivil, formatDecimal, parseDecimal } from "../da
 import { decimal } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import type { ResolveContext, Typed } from "./analyze.ts";
+import { arithmeticOverflow, castInvalidInput, decimalOutOfRange } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
 import {
-  arithmeticOverflow,
-  boundedDecimal,
-  castInvalidInput,
-  compareScalars,
-  daysInMonth,
-  decimalOutOfRange,
   divHalfUp,
   fitsPrecision,
-  floorDivN,
   INT64_MAX,
   INT64_MIN,
   integralNegate,
-  isDecimalType,
-  isIntegral,
-  isOrderable,
+  pow10n,
+  rescale,
+} from "./scalar-arithmetic.ts";
+import { compareScalars } from "./scalar-order.ts";
+import {
+  daysInMonth,
+  floorDivN,
   MICROS_PER_DAY,
   parseSparkDate,
   parseSparkTimestamp,
-  pow10n,
+} from "./scalar-parse.ts";
+import {
+  boundedDecimal,
+  isDecimalType,
+  isIntegral,
+  isOrderable,
   quotedType,
-  rescale,
   type Scalar,
   sameType,
 } from "./types.ts";

@@ -19,14 +19,10 @@ import type { StructType } from "../delta/schema.ts";
 import { referencedColumns, type Typed, type TypedColumn } from "./analyze.ts";
 import type { SqlType } from "./ast.ts";
 import { type EvalContext, evaluateRows } from "./evaluate.ts";
-import {
-  castScalar,
-  compareScalars,
-  isNumeric,
-  isTimestamp,
-  type Scalar,
-  toScalar,
-} from "./types.ts";
+import { castScalar } from "./scalar-cast.ts";
+import { toScalar } from "./scalar-json.ts";
+import { compareScalars } from "./scalar-order.ts";
+import { isNumeric, isTimestamp, type Scalar } from "./types.ts";
 
 /** What is known about one file, by logical column name. */
 export interface FileStatsView {

@@ -23,15 +23,9 @@ import {
 } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import { implicitCast, prettySql, type Typed } from "../expr/analyze.ts";
+import { dataTypeMismatch } from "../expr/ansi-errors.ts";
 import { type EvalContext, evaluate } from "../expr/evaluate.ts";
-import {
-  canAnsiCast,
-  canStoreAssign,
-  castMismatch,
-  dataTypeMismatch,
-  sameType,
-  sqlTypeName,
-} from "../expr/types.ts";
+import { canAnsiCast, canStoreAssign, castMismatch, sameType, sqlTypeName } from "../expr/types.ts";
 
 /** `path = value`: path is the column and nested field names, as the schema spells them. */
 export interface Assignment {

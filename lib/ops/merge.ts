@@ -47,7 +47,9 @@ import { badRequest } from "../errors.ts";
 import { andOf, literalOf, referencedColumns, type Typed } from "../expr/analyze.ts";
 import type { Expr, MergeClause } from "../expr/ast.ts";
 import { type EvalContext, evaluatePredicate, evaluateTable } from "../expr/evaluate.ts";
-import { compareScalars, isOrderable, type Scalar, toScalar } from "../expr/types.ts";
+import { toScalar } from "../expr/scalar-json.ts";
+import { compareScalars } from "../expr/scalar-order.ts";
+import { isOrderable, type Scalar } from "../expr/types.ts";
 import { checkNotNull, evaluatePlan, tableOf } from "./assignments.ts";
 import { joinBatches, takeBatch } from "./batches.ts";
 import {

@@ -10,13 +10,9 @@
 import { badRequest } from "../errors.ts";
 import type { Typed } from "../expr/analyze.ts";
 import type { SqlType } from "../expr/ast.ts";
-import {
-  compareDoubles,
-  compareScalars,
-  fromScalar,
-  isFloating,
-  type Scalar,
-} from "../expr/types.ts";
+import { fromScalar } from "../expr/scalar-json.ts";
+import { compareDoubles, compareScalars } from "../expr/scalar-order.ts";
+import { isFloating, type Scalar } from "../expr/types.ts";
 import { type ColumnView, scalarAt, wordsStride, wordsValue } from "./aggregate-columns.ts";
 
 export type AggregateNode = Extract<Typed, { kind: "aggregate" }>;

@@ -16,7 +16,8 @@ import * as arrow from "apache-arrow";
 import { arrowValues } from "../data/json-rows.ts";
 import type { DataType } from "../delta/schema.ts";
 import type { SqlType } from "../expr/ast.ts";
-import { fromScalar, type Scalar, toScalar } from "../expr/types.ts";
+import { fromScalar, toScalar } from "../expr/scalar-json.ts";
+import type { Scalar } from "../expr/types.ts";
 
 export type ColumnView =
   | { kind: "validity"; type: SqlType; valid?: Uint8Array }

@@ -34,7 +34,8 @@ import {
 } from "../expr/evaluate.ts";
 import { lookupFunction } from "../expr/functions.ts";
 import { canMatchRowGroup, fileMatcher } from "../expr/prune.ts";
-import { fromScalar, type Scalar, toScalar, widerCommonType } from "../expr/types.ts";
+import { fromScalar, toScalar } from "../expr/scalar-json.ts";
+import { type Scalar, widerCommonType } from "../expr/types.ts";
 import { openTable } from "../ops/open-table.ts";
 import { readSnapshotRows, type ScanMetrics } from "../ops/read-files.ts";
 import { GroupedAggregation } from "./aggregate.ts";

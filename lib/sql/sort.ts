@@ -3,8 +3,9 @@
  * ascending or descending with NULLS FIRST or LAST, comparing values by their SQL type.
  */
 import type { SqlType } from "../expr/ast.ts";
+import { toScalar } from "../expr/scalar-json.ts";
+import { compareScalars } from "../expr/scalar-order.ts";
 import type { Scalar } from "../expr/types.ts";
-import { compareScalars, toScalar } from "../expr/types.ts";
 
 export interface SortKey {
   /** Canonical JSON values, one per row. */
