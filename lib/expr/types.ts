@@ -28,6 +28,8 @@ export type IntegralName = "byte" | "short" | "integer" | "long";
 
 export const isIntegral = (t: SqlType): t is IntegralName =>
   t === "byte" || t === "short" || t === "integer" || t === "long";
+/** The integral types in widening order: a cast to an equal or higher rank cannot overflow. */
+export const INT_RANK: Record<string, number> = { byte: 0, short: 1, integer: 2, long: 3 };
 export const isDecimalType = (t: SqlType): t is DecimalType =>
   typeof t === "object" && t.type === "decimal";
 export const isFloating = (t: SqlType): t is "float" | "double" => t === "float" || t === "double";

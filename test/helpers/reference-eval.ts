@@ -1,10 +1,11 @@
 /**
  * A deliberately plain, row-at-a-time evaluator of analysed expressions: the oracle the
- * property tests hold the vectorized evaluator (lib/expr/evaluate.ts) to. It shares nothing with it but
- * the analysed tree: values are kept in one simple form per type (every integral a bigint,
- * decimals as bigint unscaled values, dates as day numbers, timestamps as bigint microseconds),
- * and every rule (ANSI casts, overflow, decimal rounding through a 38-digit context, NULL
- * logic, LIKE) is spelled out again here, the direct way. Used only by tests.
+ * property tests hold the vectorized evaluator (lib/expr/evaluate.ts and the modules it drives)
+ * to. It shares nothing with it but the analysed tree: values are kept in one simple form per
+ * type (every integral a bigint, decimals as bigint unscaled values, dates as day numbers,
+ * timestamps as bigint microseconds), and every rule (ANSI casts, overflow, decimal rounding
+ * through a 38-digit context, NULL logic, LIKE) is spelled out again here, the direct way. Used
+ * only by tests.
  */
 import {
   daysFromCivil,

@@ -1,0 +1,144 @@
+/**
+ * LIKE, ILIKE and RLIKE patterns: simple LIKE patterns matched on UTF-8 bytes directly, the rest
+ * compiled to JavaScript regular expressions (LIKE with its escape character, RLIKE from Java's
+ * regex syntax), with Spark's errors for invalid patterns.
+ */
+import { badRequest } from "../errors.ts";
+import { utf8Enc, type VUtf8 } from "./vectors.ts";
+
+interface SimpleLike {
+  kind: "exact" | "prefix" | "suffix" | "contains";
+  bytes: Uint8Array;
+}
+
+/** LIKE patterns that are a literal with % only at its ends: matched on UTF-8 bytes. */
+export function simpleLike(pattern: string, escapeChar: string): SimpleLike | undefined {
+  const cps = Array.from(pattern);
+  let lit = "";
+  let lead = false;
+  let trail = false;
+  for (let i = 0; i < cps.length; i++) {
+    const c = cps[i];
+    if (c === escapeChar) {
+      const next = cps[i + 1];
+      if (next !== "_" && next !== "%" && next !== escapeChar) return undefined;
+      if (trail) return undefined;
+      lit += next;
+      i++;
+    } else if (c === "%") {
+      if (lit === "" && !trail) lead = true;
+      else trail = true;
+    } else if (c === "_") return undefined;
+    else {
+      if (trail) return undefined;
+      lit += c;
+    }
+  }
+  const bytes = utf8Enc.encode(lit);
+  const kind = lead && trail ? "contains" : lead ? "suffix" : trail ? "prefix" : "exact";
+  return { kind, bytes };
+}
+
+export function likeBytes(p: SimpleLike, v: VUtf8, out: Uint8Array): void {
+  const { offsets, bytes } = v;
+  const key = p.bytes;
+  const k = key.length;
+  for (let i = 0; i < v.n; i++) {
+    const s = offsets[i];
+    const e = offsets[i + 1];
+    const len = e - s;
+    let ok = false;
+    switch (p.kind) {
+      case "exact":
+      case "prefix":
+        if (p.kind === "exact" ? len === k : len >= k) {
+          ok = true;
+          for (let j = 0; j < k; j++) {
+            if (bytes[s + j] !== key[j]) {
+              ok = false;
+              break;
+            }
+          }
+        }
+        break;
+      case "suffix":
+        if (len >= k) {
+          ok = true;
+          for (let j = 0; j < k; j++) {
+            if (bytes[e - k + j] !== key[j]) {
+              ok = false;
+              break;
+            }
+          }
+        }
+        break;
+      case "contains":
+        for (let start = s; start + k <= e && !ok; start++) {
+          let j = 0;
+          while (j < k && bytes[start + j] === key[j]) j++;
+          ok = j === k;
+        }
+        break;
+    }
+    out[i] = ok ? 1 : 0;
+  }
+}
+
+const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|/]/;
+
+const invalidFormat = (sub: string, pattern: string, detail: string) =>
+  badRequest(`INVALID_FORMAT.${sub}`, `The format is invalid: '${pattern}'. ${detail}`, "42601");
+
+/** Spark's LIKE pattern (escapeLikeRegex) as an anchored, dot-all JS RegExp. */
+export function likeRegex(pattern: string, escapeChar: string): RegExp {
+  let out = "";
+  const cps = Array.from(pattern);
+  for (let i = 0; i < cps.length; i++) {
+    const c = cps[i];
+    if (c === escapeChar) {
+      if (i + 1 >= cps.length) {
+        throw invalidFormat(
+          "ESC_AT_THE_END",
+          pattern,
+          "The escape character is not allowed to end with.",
+        );
+      }
+      const next = cps[++i];
+      if (next !== "_" && next !== "%" && next !== escapeChar) {
+        throw invalidFormat(
+          "ESC_IN_THE_MIDDLE",
+          pattern,
+          `The escape character is not allowed to precede '${next}'.`,
+        );
+      }
+      out += REGEX_SYNTAX.test(next) ? `\\${next}` : next;
+    } else if (c === "_") out += ".";
+    else if (c === "%") out += "[\\s\\S]*";
+    else out += REGEX_SYNTAX.test(c) ? `\\${c}` : c;
+  }
+  return new RegExp(`^${out}$`, "su");
+}
+
+/** A Java regex (RLIKE: a match anywhere) as a JS RegExp; leading (?ims) become flags. */
+export function javaRegex(pattern: string): RegExp {
+  let p = pattern;
+  let flags = "";
+  const m = /^\(\?([imsx]+)\)/.exec(p);
+  if (m) {
+    for (const f of m[1]) if (f !== "x" && !flags.includes(f)) flags += f;
+    p = p.slice(m[0].length);
+  }
+  try {
+    return new RegExp(p, `${flags}u`);
+  } catch {
+    try {
+      return new RegExp(p, flags);
+    } catch (e) {
+      throw badRequest(
+        "INVALID_PARAMETER_VALUE.PATTERN",
+        `The value of parameter(s) \`regexp\` in \`rlike\` is invalid: ${(e as Error).message}.`,
+        "22023",
+      );
+    }
+  }
+}
