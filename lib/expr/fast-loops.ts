@@ -1,7 +1,8 @@
 /**
- * The evaluator's typed loops for hot operations: comparisons, arithmetic on numbers (integral,
- * long through Int32 words, small decimals as doubles) and IN over literals, each returning
- * undefined where its fast path does not apply so that the caller falls back to scalars.
+ * The evaluator's typed loops for hot operations: typed views of vectors, comparison loops for
+ * the common shapes, 64-bit arithmetic through doubles while exact, small-decimal arithmetic in
+ * doubles, one row of arithmetic on scalars, and the membership test of IN over literals. A fast
+ * path that does not apply answers undefined and the evaluator goes value-at-a-time instead.
  */
 import { internal } from "../errors.ts";
 import type { Typed } from "./analyze.ts";
