@@ -374,6 +374,21 @@ export function checkManagedTable(
 ): void {
   const readerFeatures = protocol.readerFeatures ?? [];
   const writerFeatures = protocol.writerFeatures ?? [];
+  // Properties first: turning one off also drops its feature, and the property is what the user
+  // wrote (seed 002's refusal names it).
+  const lower = new Map(Object.entries(configuration).map(([k, v]) => [canonicalKey(k), v]));
+  for (const [key, required] of Object.entries(REQUIRED_PROPERTIES)) {
+    const supplied = lower.get(key);
+    if (supplied === undefined) {
+      throw badRequest(
+        "INVALID_PARAMETER_VALUE",
+        `Cannot ${verb} table ${tableName}: catalog requires table property '${key}'='${required}' but the commit does not set it.`,
+      );
+    }
+    if (supplied.toLowerCase() !== required) {
+      throw requirementError(verb, tableName, key, required, supplied);
+    }
+  }
   if (protocol.minReaderVersion < 3 || protocol.minWriterVersion < 7) {
     throw badRequest(
       "INVALID_PARAMETER_VALUE",
@@ -397,19 +412,6 @@ export function checkManagedTable(
       "INVALID_PARAMETER_VALUE",
       `Cannot ${verb} table ${tableName}: reader features ${notWritten.join(", ")} are missing from the writer features.`,
     );
-  }
-  const lower = new Map(Object.entries(configuration).map(([k, v]) => [canonicalKey(k), v]));
-  for (const [key, required] of Object.entries(REQUIRED_PROPERTIES)) {
-    const supplied = lower.get(key);
-    if (supplied === undefined) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `Cannot ${verb} table ${tableName}: catalog requires table property '${key}'='${required}' but the commit does not set it.`,
-      );
-    }
-    if (supplied.toLowerCase() !== required) {
-      throw requirementError(verb, tableName, key, required, supplied);
-    }
   }
   const id = lower.get("io.unitycatalog.tableId");
   if (id !== tableId) {
