@@ -7,11 +7,11 @@ import { parquetMetadata } from "hyparquet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   footerColumnIndex,
-  type RangeSource,
   readParquet,
   readParquetFooter,
   writeParquet,
 } from "../lib/data/parquet.ts";
+import type { RangeSource } from "../lib/data/parquet-source.ts";
 import { DecimalValue } from "../lib/data/stats.ts";
 import { SiltError } from "../lib/errors.ts";
 
