@@ -11,7 +11,12 @@ import * as arrow from "apache-arrow";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { type AuthMode, principalOf, unauthenticated } from "../auth/principal.ts";
+import {
+  type AuthMode,
+  principalOf,
+  principalOfToken,
+  unauthenticated,
+} from "../auth/principal.ts";
 import type { SiltContext } from "../context.ts";
 import { arrowToRows } from "../data/json-rows.ts";
 import { sparkTypeName } from "../delta/schema.ts";
@@ -95,6 +100,8 @@ export interface AppOptions {
    * Gateway event and check its privileges.
    */
   auth?: AuthMode;
+  /** With auth "token": bearer token -> principal (lib/auth/principal.ts parseTokens). */
+  tokens?: ReadonlyMap<string, string>;
 }
 
 export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
@@ -144,7 +151,10 @@ export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
 
   // The caller before anything else: an unauthenticated request is refused unread.
   app.use(async (c, next) => {
-    c.set("ctx", callerContext(ctx, auth, c.env?.event));
+    c.set(
+      "ctx",
+      callerContext(ctx, auth, c.env?.event, c.req.header("authorization"), opts.tokens),
+    );
     await next();
   });
   app.use(
@@ -188,9 +198,18 @@ function errorResponse(c: Context<Env>, err: SiltError): Response {
  * The context a request's operations run in. With auth on it names the authenticated caller and
  * checks its privileges; the process-wide context stays as it is for system callers.
  */
-function callerContext(ctx: SiltContext, auth: AuthMode, event: unknown): SiltContext {
+function callerContext(
+  ctx: SiltContext,
+  auth: AuthMode,
+  event: unknown,
+  authorization: string | undefined,
+  tokens: ReadonlyMap<string, string> | undefined,
+): SiltContext {
   if (auth === "none") return ctx;
-  const principal = principalOf(auth, event);
+  const principal =
+    auth === "token"
+      ? principalOfToken(authorization, tokens ?? new Map())
+      : principalOf(auth, event);
   if (principal === undefined) throw unauthenticated(auth);
   return { ...ctx, principal, enforcePrivileges: true };
 }

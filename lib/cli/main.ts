@@ -3,6 +3,7 @@
  * its files (a directory or an s3:// URI), which doubles as the reader-conformance entry point.
  */
 import { parseArgs } from "node:util";
+import { parseTokens } from "../auth/principal.ts";
 import { createS3Client } from "../aws-clients.ts";
 import { arrowToRows } from "../data/json-rows.ts";
 import { sparkTypeName } from "../delta/schema.ts";
@@ -20,7 +21,9 @@ const HELP = `silt — catalog-managed Delta tables on S3 + DynamoDB
 Usage:
   silt serve                 Serve the HTTP API on http://127.0.0.1:8080
                              (PORT to change the port, SILT_DATA_DIR for the data directory,
-                             default ./.silt)
+                             default ./.silt; SILT_AUTH=token with SILT_TOKENS='tok=alice,…'
+                             to run each request as its bearer token's principal)
+                             Unity Catalog clients use http://127.0.0.1:8080 as their uri
   silt read <table> [options]
                              Print the rows of a Delta table read straight from storage.
                              <table> is a directory or an s3://bucket/prefix URI.
@@ -60,15 +63,29 @@ export async function main(argv: string[], out = process.stdout, err = process.s
   }
 }
 
+/** SILT_AUTH=token with SILT_TOKENS, or nothing (every caller owns everything). */
+function localTokens(env: NodeJS.ProcessEnv): ReadonlyMap<string, string> | undefined {
+  const mode = env.SILT_AUTH ?? "none";
+  if (mode === "none") return undefined;
+  if (mode === "token") return parseTokens(env.SILT_TOKENS);
+  throw new SiltError(
+    "SILT_MISCONFIGURED",
+    `SILT_AUTH for silt serve must be none or token (got ${JSON.stringify(mode)}); iam and jwt are for the deployed API.`,
+    500,
+  );
+}
+
 async function serveCommand(): Promise<number> {
   const port = Number(process.env.PORT ?? 8080);
   const server = await startLocalServer({
     dataDir: process.env.SILT_DATA_DIR ?? ".silt",
     port,
     logger: jsonLogger({ service: "silt" }),
+    tokens: localTokens(process.env),
   });
   process.stdout.write(
-    `Silt is serving ${server.url}/api/v1 (data in ${process.env.SILT_DATA_DIR ?? ".silt"})\n`,
+    `Silt is serving ${server.url}/api/v1 and the Unity Catalog API at ${server.url} ` +
+      `(data in ${process.env.SILT_DATA_DIR ?? ".silt"})\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = () => resolve();

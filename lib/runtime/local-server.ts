@@ -20,6 +20,12 @@ export interface LocalServerOptions {
   port: number;
   host?: string;
   logger?: Logger;
+  /**
+   * Bearer token -> principal. With tokens, every request must carry one and runs as its
+   * principal with privileges checked (SILT_AUTH=token); without, every caller is the owner of
+   * everything, as on a laptop.
+   */
+  tokens?: ReadonlyMap<string, string>;
 }
 
 export interface LocalServer {
@@ -46,7 +52,10 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     logger: opts.logger,
     ensureTables: true,
   });
-  const app = createApp(ctx);
+  const app = createApp(
+    ctx,
+    opts.tokens === undefined ? {} : { auth: "token", tokens: opts.tokens },
+  );
   const host = opts.host ?? "127.0.0.1";
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: opts.port, hostname: host }, () => resolve(s));
