@@ -122,6 +122,11 @@ interface FunctionSpec extends AccessSpec {
   routes: ReadonlyArray<readonly [apigw.HttpMethod, string]>;
   /** Whether Idempotency-Key records apply; default when it serves POST or DELETE. */
   idempotent?: boolean;
+  /**
+   * Vends table credentials (lib/auth/credentials.ts): may assume the table-access role, whose
+   * ARN it reads from SILT_TABLE_ACCESS_ROLE_ARN.
+   */
+  vendsCredentials?: boolean;
 }
 
 const { GET, POST, DELETE, PATCH, ANY } = apigw.HttpMethod;
@@ -314,6 +319,7 @@ const FUNCTIONS: Record<Operation, FunctionSpec> = {
     routes: [[POST, "/api/v1/temporary-table-credentials"]],
     // Vending commits nothing, and its answers are secrets no idempotency record may keep.
     idempotent: false,
+    vendsCredentials: true,
     s3: false,
     commits: [],
     catalog: ["GetItem"],
@@ -325,8 +331,12 @@ const FUNCTIONS: Record<Operation, FunctionSpec> = {
     // Both UC APIs share one function: each route is small, and Spark calls several per statement.
     routes: [[ANY, "/api/2.1/unity-catalog/{proxy+}"]],
     // Commits and stagings are decided by the arbiter and the catalog; a replay is an idempotent
-    // 200 by the UC protocol itself.
+    // 200 by the UC protocol itself. (Its routes come before the Idempotency-Key middleware in
+    // lib/api/app.ts, whose records would also keep the credentials it vends.)
     idempotent: false,
+    // UC clients read a table's files with the credentials of temporary-table-credentials and
+    // the Delta API's …/credentials, as the credentials function vends them.
+    vendsCredentials: true,
     // Reads footers and commits, publishes them, and deletes a table's files on drop or on a
     // refused finalize.
     s3: { read: true, write: "log", delete: true },
@@ -371,7 +381,7 @@ export class SiltStack extends Stack {
   readonly idempotencyTable: dynamodb.Table;
   readonly api: apigw.HttpApi;
   readonly functions: Record<Operation, nodejs.NodejsFunction>;
-  /** Assumed per request by the credentials function, narrowed to one table (credential vending). */
+  /** Assumed per request by the vending functions, narrowed to one table (credential vending). */
   readonly tableAccessRole: iam.Role;
   readonly pipelineFunctions: Record<PipelineFunction, nodejs.NodejsFunction>;
   /** FIFO queue of S3 "Object Created" events, one message group per table. */
@@ -517,7 +527,13 @@ export class SiltStack extends Stack {
       functions[operation] = fn;
     }
     this.functions = functions;
-    this.tableAccessRole = this.#tableAccessRole(functions.credentials, tablesPrefix);
+    const vendors = (Object.keys(FUNCTIONS) as Operation[]).filter(
+      (op) => FUNCTIONS[op].vendsCredentials === true,
+    );
+    this.tableAccessRole = this.#tableAccessRole(
+      vendors.map((op) => functions[op]),
+      tablesPrefix,
+    );
 
     // ---- Ingestion ----
     const queueDefaults = {
@@ -816,15 +832,17 @@ export class SiltStack extends Stack {
 
   /**
    * Credential vending (lib/auth/credentials.ts): the role whose sessions readers receive. The
-   * credentials function assumes it per request with a session policy narrowing it to one
-   * table's prefix; the role itself can only read and list the tables prefix (writing there is
-   * for Silt's functions alone, and the bucket policy denies it to everyone else anyway).
+   * vending functions (the credentials one, and the Unity Catalog one for its clients) assume it
+   * per request with a session policy narrowing it to one table's prefix; the role itself can
+   * only read and list the tables prefix (writing there is for Silt's functions alone, and the
+   * bucket policy denies it to everyone else anyway).
    */
-  #tableAccessRole(vendor: nodejs.NodejsFunction, tablesPrefix: string): iam.Role {
-    const vendorRole = vendor.role as iam.Role;
+  #tableAccessRole(vendors: nodejs.NodejsFunction[], tablesPrefix: string): iam.Role {
     const role = new iam.Role(this, "TableAccessRole", {
-      assumedBy: new iam.ArnPrincipal(vendorRole.roleArn),
-      description: "Silt: read access to one table per session, vended by the credentials function",
+      assumedBy: new iam.CompositePrincipal(
+        ...vendors.map((vendor) => new iam.ArnPrincipal((vendor.role as iam.Role).roleArn)),
+      ),
+      description: "Silt: read access to one table per session, vended by Silt's functions",
       // Vended credentials last one hour; a role chained from a Lambda role cannot exceed that.
       maxSessionDuration: Duration.hours(1),
     });
@@ -841,10 +859,12 @@ export class SiltStack extends Stack {
         conditions: { StringLike: { "s3:prefix": [`${tablesPrefix}*`] } },
       }),
     );
-    vendorRole.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ["sts:AssumeRole"], resources: [role.roleArn] }),
-    );
-    vendor.addEnvironment("SILT_TABLE_ACCESS_ROLE_ARN", role.roleArn);
+    for (const vendor of vendors) {
+      (vendor.role as iam.Role).addToPrincipalPolicy(
+        new iam.PolicyStatement({ actions: ["sts:AssumeRole"], resources: [role.roleArn] }),
+      );
+      vendor.addEnvironment("SILT_TABLE_ACCESS_ROLE_ARN", role.roleArn);
+    }
     NagSuppressions.addResourceSuppressions(
       role,
       [

@@ -412,6 +412,7 @@ describe("functions", () => {
       vacuum: 1024,
       permissions: 1024,
       credentials: 1024,
+      "unity-catalog": 1024,
       "ingest-enqueue": 512,
       ingest: 3008,
       maintenance: 3008,
@@ -429,17 +430,27 @@ describe("functions", () => {
       NODE_OPTIONS: "--enable-source-maps",
     };
     // Credential vending commits nothing and its answers are secrets: no idempotency records.
-    const readOnly = new Set<Operation>(["history", "detail", "permissions", "credentials"]);
+    // Nor for the Unity Catalog routes, which also vend credentials and whose commits and
+    // stagings replay by the UC protocol itself (they come before the middleware in app.ts).
+    const withoutIdempotency = new Set<Operation>([
+      "history",
+      "detail",
+      "permissions",
+      "credentials",
+      "unity-catalog",
+    ]);
+    // The functions that vend table credentials learn the role they assume for it.
+    const vendors = new Set<Operation>(["credentials", "unity-catalog"]);
     for (const op of OPERATIONS) {
       const env = (props(logicalId(stack.functions[op])).Environment as Json).Variables as Json;
       // HTTP functions run each request as the caller the IAM authorizer names.
       const httpEnv = { ...tableEnv, SILT_AUTH: "iam" };
       expect(env, op).toEqual({
         ...httpEnv,
-        ...(readOnly.has(op)
+        ...(withoutIdempotency.has(op)
           ? {}
           : { SILT_IDEMPOTENCY_TABLE: { Ref: logicalId(stack.idempotencyTable) } }),
-        ...(op === "credentials"
+        ...(vendors.has(op)
           ? {
               SILT_TABLE_ACCESS_ROLE_ARN: {
                 "Fn::GetAtt": [logicalId(stack.tableAccessRole), "Arn"],
@@ -672,22 +683,54 @@ describe("least-privilege IAM", () => {
         "table:catalog": ["dynamodb:GetItem"],
         "role:table-access": ["sts:AssumeRole"],
       },
+      // Both Unity Catalog APIs: reads snapshots, staged commits and data-file footers; publishes
+      // ratified commits into _delta_log/ (and writes a managed CREATE's first commit there);
+      // deletes a table's files on DROP (and CASCADE) or on a refused finalize; lists, creates
+      // and drops catalog entries and changes and removes their grants (GetItem, UpdateItem,
+      // DeleteItem of grant items, as the catalog and permissions functions); vends READ
+      // credentials as the credentials function does. No Idempotency-Key records.
+      "unity-catalog": {
+        "logs:unity-catalog": logs,
+        bucket: ["s3:ListBucket"],
+        "bucket/tables/*": ["s3:DeleteObject", "s3:GetObject"],
+        "bucket/tables/*/_delta_log/*": ["s3:PutObject"],
+        "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
+        "table:catalog": [
+          "dynamodb:DeleteItem",
+          "dynamodb:GetItem",
+          "dynamodb:PutItem",
+          "dynamodb:Query",
+          "dynamodb:UpdateItem",
+        ],
+        "role:table-access": ["sts:AssumeRole"],
+      },
     });
   });
 
-  it("lets the credentials function alone assume a role that only reads and lists tables/", () => {
+  it("lets the vending functions alone assume a role that only reads and lists tables/", () => {
     const role = props(logicalId(stack.tableAccessRole));
     expect(role.MaxSessionDuration).toBe(3600);
+    // The credentials function and the Unity Catalog one (temporary-table-credentials and the
+    // Delta API's …/credentials): no other role may assume it.
     expect(role.AssumeRolePolicyDocument).toEqual({
       Version: "2012-10-17",
       Statement: [
         {
           Effect: "Allow",
-          Principal: { AWS: { "Fn::GetAtt": [roleIdOf("credentials"), "Arn"] } },
+          Principal: {
+            AWS: [
+              { "Fn::GetAtt": [roleIdOf("credentials"), "Arn"] },
+              { "Fn::GetAtt": [roleIdOf("unity-catalog"), "Arn"] },
+            ],
+          },
           Action: "sts:AssumeRole",
         },
       ],
     });
+    const assumers = OPERATIONS.filter((op) =>
+      roleStatements(op).some((st) => [st.Action].flat().includes("sts:AssumeRole")),
+    );
+    expect(assumers).toEqual(["credentials", "unity-catalog"]);
     const statements = ofType("AWS::IAM::Policy")
       .filter(([, p]) =>
         (p.Properties.Roles as unknown[]).some(
@@ -781,9 +824,57 @@ describe("HTTP API", () => {
     const actual = apiRoutes();
     expect(actual.get("GET /api/v1/health")).toBe("catalog");
     actual.delete("GET /api/v1/health");
+    // A greedy `ANY <prefix>{proxy+}` route stands for every Hono route under its prefix: each
+    // of those must be its function's, and no other function may serve (or be routed) anything
+    // under that prefix, where API Gateway would send it to either function by specificity.
+    const proxies = [...actual].flatMap(([key, op]) => {
+      const m = /^ANY (\/.+\/)\{proxy\+\}$/.exec(key);
+      return m === null ? [] : [{ key, prefix: m[1] as string, op }];
+    });
+    expect(
+      proxies.map(({ key, op }) => [key, op]),
+      "the proxy routes",
+    ).toEqual([["ANY /api/2.1/unity-catalog/{proxy+}", "unity-catalog"]]);
+    for (const proxy of proxies) {
+      actual.delete(proxy.key);
+      const under = [...expected].filter(([key]) => key.split(" ")[1]!.startsWith(proxy.prefix));
+      expect(under.length, proxy.key).toBeGreaterThan(0);
+      for (const [key, op] of under) {
+        expect(op, `${key} is under ${proxy.key}`).toBe(proxy.op);
+        expected.delete(key);
+      }
+      for (const key of actual.keys()) {
+        expect(key.split(" ")[1]!.startsWith(proxy.prefix), `${key} is under ${proxy.key}`).toBe(
+          false,
+        );
+      }
+    }
+    // Then, route for route, what the explicit routes send where; a proxy operation's Hono
+    // routes outside its prefix would be left here unrouted.
     expect(Object.fromEntries([...actual].sort())).toEqual(
       Object.fromEntries([...expected].sort()),
     );
+  });
+
+  it("sends both Unity Catalog APIs to the unity-catalog function, and nothing else there", () => {
+    const hono = createApp({} as SiltContext, { operations: ["unity-catalog"] });
+    const served = hono.routes.filter((r) => r.method !== "ALL" && r.path !== "/api/v1/health");
+    // The legacy API, the Delta API under delta/v1 and the commits API under delta/preview.
+    expect(served.length).toBeGreaterThan(30);
+    for (const r of served) expect(r.path, r.path).toMatch(/^\/api\/2\.1\/unity-catalog\//);
+    for (const path of [
+      "/api/2.1/unity-catalog/catalogs",
+      "/api/2.1/unity-catalog/delta/v1/catalogs/:catalog/schemas/:schema/tables/:table",
+      "/api/2.1/unity-catalog/delta/preview/commits",
+      "/api/2.1/unity-catalog/permissions/:securable_type/:full_name",
+    ]) {
+      expect(
+        served.some((r) => r.path === path),
+        path,
+      ).toBe(true);
+    }
+    const routes = [...apiRoutes()].filter(([, op]) => op === "unity-catalog");
+    expect(routes).toEqual([["ANY /api/2.1/unity-catalog/{proxy+}", "unity-catalog"]]);
   });
 
   it("maps the issue's example route: POST /api/v1/tables/{name}/insert -> insert", () => {
@@ -837,7 +928,8 @@ describe("HTTP API", () => {
 
   it("requires IAM authorization on every route by default", () => {
     const routes = ofType("AWS::ApiGatewayV2::Route");
-    expect(routes).toHaveLength(28);
+    // One per Hono route of /api/v1, and the unity-catalog function's one {proxy+} route.
+    expect(routes).toHaveLength(29);
     for (const [id, route] of routes) {
       expect(route.Properties.AuthorizationType, id).toBe("AWS_IAM");
     }
@@ -1276,7 +1368,7 @@ describe("stack options", () => {
       },
     });
     const routes = Object.values(t.findResources("AWS::ApiGatewayV2::Route"));
-    expect(routes).toHaveLength(28);
+    expect(routes).toHaveLength(29);
     // Requests then run as the token's subject.
     const modes = Object.values(t.findResources("AWS::Lambda::Function")).flatMap(
       (fn) => fn.Properties.Environment?.Variables?.SILT_AUTH ?? [],

@@ -5,6 +5,8 @@
  * With SILT_AUTH=iam each request runs as the caller its IAM authorizer context names, and bad
  * input of every kind is refused with its error, committing nothing.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Operation } from "../lib/api/app.ts";
 import { MAX_BODY_BYTES } from "../lib/api/http.ts";
@@ -188,6 +190,247 @@ describe("Lambda handlers", () => {
       "WRITE",
       "OPTIMIZE",
     ]);
+  });
+
+  it("serves both Unity Catalog APIs through functions/unity-catalog.ts", async () => {
+    const uc = await load("unity-catalog");
+    const P = "/api/2.1/unity-catalog";
+    const ok = async (method: string, path: string, body?: unknown, query = "") => {
+      const res = await uc(event(method, path, body, query));
+      expect(res.statusCode, `${method} ${path}: ${res.body}`).toBe(200);
+      return JSON.parse(res.body);
+    };
+    const storageRoot = `s3://${s3.bucket}/${s3.prefix}`.replace(/\/+$/, "");
+
+    // The legacy API's CatalogInfo and SchemaInfo.
+    expect(await ok("POST", `${P}/catalogs`, { name: "ucl", comment: "for UC clients" })).toEqual({
+      name: "ucl",
+      comment: "for UC clients",
+      properties: {},
+      owner: "silt",
+      created_at: expect.any(Number),
+      updated_at: expect.any(Number),
+      id: expect.any(String),
+      storage_root: `${storageRoot}/tables`,
+    });
+    expect(
+      await ok("POST", `${P}/schemas`, {
+        catalog_name: "ucl",
+        name: "s",
+        properties: { team: "data" },
+      }),
+    ).toEqual({
+      name: "s",
+      catalog_name: "ucl",
+      full_name: "ucl.s",
+      comment: null,
+      properties: { team: "data" },
+      owner: "silt",
+      created_at: expect.any(Number),
+      updated_at: expect.any(Number),
+      schema_id: expect.any(String),
+    });
+    const listed = await ok("GET", `${P}/schemas`, undefined, "catalog_name=ucl");
+    expect(listed.schemas.map((x: { full_name: string }) => x.full_name)).toEqual(["ucl.s"]);
+
+    // A managed table Silt creates from the columns (no storage_location), then read back.
+    const created = await ok("POST", `${P}/tables`, {
+      catalog_name: "ucl",
+      schema_name: "s",
+      name: "t",
+      table_type: "MANAGED",
+      data_source_format: "DELTA",
+      columns: [
+        { name: "id", type_text: "int", type_name: "INT", position: 0, nullable: false },
+        { name: "note", type_text: "string", type_name: "STRING", position: 1 },
+      ],
+    });
+    const table = await ok("GET", `${P}/tables/ucl.s.t`);
+    expect(table).toEqual(created);
+    expect(table).toMatchObject({
+      name: "t",
+      catalog_name: "ucl",
+      schema_name: "s",
+      full_name: "ucl.s.t",
+      table_type: "MANAGED",
+      data_source_format: "DELTA",
+      table_id: expect.any(String),
+      storage_location: expect.stringMatching(new RegExp(`^${storageRoot}/tables/[\\w-]+$`)),
+      owner: "silt",
+    });
+    expect(
+      table.columns.map((c: Record<string, unknown>) => [
+        c.name,
+        c.type_name,
+        c.position,
+        c.nullable,
+      ]),
+    ).toEqual([
+      ["id", "INT", 0, false],
+      ["note", "STRING", 1, true],
+    ]);
+    expect(table.properties["delta.lastUpdateVersion"]).toBe("0");
+    // The Delta API loads the same table.
+    const loaded = await ok("GET", `${P}/delta/v1/catalogs/ucl/schemas/s/tables/t`);
+    expect(JSON.stringify(loaded)).toContain(table.table_id);
+
+    // Errors in each API's own shape.
+    const missing = await uc(event("GET", `${P}/tables/ucl.s.nope`));
+    expect(missing.statusCode).toBe(404);
+    expect(JSON.parse(missing.body)).toEqual({
+      error_code: "TABLE_NOT_FOUND",
+      message: expect.stringContaining("nope"),
+      details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "TABLE_NOT_FOUND" }],
+    });
+    const missingDelta = await uc(event("GET", `${P}/delta/v1/catalogs/ucl/schemas/s/tables/nope`));
+    expect(missingDelta.statusCode).toBe(404);
+    expect(JSON.parse(missingDelta.body)).toEqual({
+      error: { type: "NoSuchTableException", code: 404, message: expect.stringContaining("nope") },
+    });
+
+    // The legacy commits API reads its arguments from the body of a GET, which the Lambda
+    // adapter must carry past Fetch's Request (it cannot hold a GET body) to the route.
+    const commitsQuery = {
+      table_id: table.table_id,
+      table_uri: table.storage_location,
+      start_version: 0,
+    };
+    const commits = await uc(event("GET", `${P}/delta/preview/commits`, commitsQuery));
+    expect(commits.statusCode, commits.body).toBe(200);
+    expect(JSON.parse(commits.body)).toEqual({ commits: [], latest_table_version: 0 });
+    // The same body base64-encoded, as API Gateway sends bodies it deems binary.
+    const encoded = event("GET", `${P}/delta/preview/commits`);
+    Object.assign(encoded, {
+      body: Buffer.from(JSON.stringify(commitsQuery)).toString("base64"),
+      isBase64Encoded: true,
+    });
+    const fromBase64 = await uc(encoded);
+    expect(fromBase64.statusCode, fromBase64.body).toBe(200);
+    expect(JSON.parse(fromBase64.body)).toEqual({ commits: [], latest_table_version: 0 });
+    // What the body says is what the route answers: another table's id is refused by the check
+    // of table_uri against it, and a body without table_id is refused for that.
+    const other = await ok("POST", `${P}/tables`, {
+      catalog_name: "ucl",
+      schema_name: "s",
+      name: "u",
+      columns: [{ name: "id", type_text: "int", type_name: "INT", position: 0 }],
+    });
+    const mismatched = await uc(
+      event("GET", `${P}/delta/preview/commits`, { ...commitsQuery, table_id: other.table_id }),
+    );
+    expect(mismatched.statusCode, mismatched.body).toBe(400);
+    expect(JSON.parse(mismatched.body).message).toContain(other.table_id);
+    const noBody = await uc(event("GET", `${P}/delta/preview/commits`));
+    expect(noBody.statusCode, noBody.body).toBe(400);
+    expect(JSON.parse(noBody.body).message).toContain("table_id");
+
+    // Without a table-access role in this environment vending says so, as the credentials
+    // function does (the stack gives this function the role too).
+    const creds = await uc(
+      event("POST", `${P}/temporary-table-credentials`, {
+        table_id: table.table_id,
+        operation: "READ",
+      }),
+    );
+    expect(creds.statusCode, creds.body).toBe(501);
+    expect(JSON.parse(creds.body).message).toContain("SILT_TABLE_ACCESS_ROLE_ARN");
+
+    // It serves only the UC routes, and the /api/v1 functions none of them.
+    expect((await uc(event("GET", "/api/v1/tables/ucl.s.t/rows"))).statusCode).toBe(404);
+    expect((await (await load("catalog"))(event("GET", `${P}/catalogs`))).statusCode).toBe(404);
+    // Dropping through it removes the table for /api/v1 as well.
+    expect((await uc(event("DELETE", `${P}/tables/ucl.s.u`))).statusCode).toBe(200);
+    const gone = await (await load("rows"))(event("GET", "/api/v1/tables/ucl.s.u/rows"));
+    expect(gone.statusCode).toBe(404);
+  });
+
+  it("vends READ credentials through the Unity Catalog function once it has the table-access role", async () => {
+    // A minimal STS (Query API): the real SDK client signs, sends and parses a real AssumeRole.
+    const assumed: URLSearchParams[] = [];
+    const sts = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk) => {
+        body += chunk;
+      });
+      req.on("end", () => {
+        assumed.push(new URLSearchParams(body));
+        res.writeHead(200, { "content-type": "text/xml" });
+        res.end(
+          `<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleResult>
+  <Credentials><AccessKeyId>ASIAUC</AccessKeyId><SecretAccessKey>uc-secret</SecretAccessKey>
+  <SessionToken>uc-token</SessionToken><Expiration>2026-11-29T18:00:00Z</Expiration></Credentials>
+  <AssumedRoleUser><Arn>arn:aws:sts::123456789012:assumed-role/silt-table-access/s</Arn>
+  <AssumedRoleId>AROAUC:s</AssumedRoleId></AssumedRoleUser>
+</AssumeRoleResult><ResponseMetadata><RequestId>uc-1</RequestId></ResponseMetadata></AssumeRoleResponse>`,
+        );
+      });
+    });
+    await new Promise<void>((resolve) => sts.listen(0, "127.0.0.1", resolve));
+    const before = { ...process.env };
+    try {
+      // The environment the stack gives the function (infra/silt-stack.ts vendsCredentials), in
+      // a fresh container: the context is built once per module instance.
+      Object.assign(process.env, {
+        SILT_TABLE_ACCESS_ROLE_ARN: "arn:aws:iam::123456789012:role/silt-table-access",
+        AWS_ENDPOINT_URL_STS: `http://127.0.0.1:${(sts.address() as AddressInfo).port}`,
+      });
+      vi.resetModules();
+      const uc = (await import("../functions/unity-catalog.ts")).handler as unknown as Handler;
+      const P = "/api/2.1/unity-catalog";
+      for (const [method, path, body] of [
+        ["POST", `${P}/catalogs`, { name: "ucv" }],
+        ["POST", `${P}/schemas`, { catalog_name: "ucv", name: "s" }],
+        [
+          "POST",
+          `${P}/tables`,
+          {
+            catalog_name: "ucv",
+            schema_name: "s",
+            name: "t",
+            columns: [{ name: "id", type_text: "int", type_name: "INT", position: 0 }],
+          },
+        ],
+      ] as const) {
+        const res = await uc(event(method, path, body));
+        expect(res.statusCode, res.body).toBe(200);
+      }
+      const table = JSON.parse((await uc(event("GET", `${P}/tables/ucv.s.t`))).body);
+      const res = await uc(
+        event("POST", `${P}/temporary-table-credentials`, {
+          table_id: table.table_id,
+          operation: "READ",
+        }),
+      );
+      expect(res.statusCode, res.body).toBe(200);
+      expect(JSON.parse(res.body)).toMatchObject({
+        aws_temp_credentials: {
+          access_key_id: "ASIAUC",
+          secret_access_key: "uc-secret",
+          session_token: "uc-token",
+        },
+        url: table.storage_location,
+      });
+      const delta = await uc(
+        event(
+          "GET",
+          `${P}/delta/v1/catalogs/ucv/schemas/s/tables/t/credentials`,
+          undefined,
+          "operation=READ",
+        ),
+      );
+      expect(delta.statusCode, delta.body).toBe(200);
+      expect(JSON.parse(delta.body)["storage-credentials"]).toMatchObject([
+        { prefix: table.storage_location, operation: "READ" },
+      ]);
+      expect(assumed.map((p) => p.get("RoleArn"))).toEqual([
+        "arn:aws:iam::123456789012:role/silt-table-access",
+        "arn:aws:iam::123456789012:role/silt-table-access",
+      ]);
+    } finally {
+      process.env = before;
+      vi.resetModules();
+      await new Promise((resolve) => sts.close(resolve));
+    }
   });
 
   describe("with IAM authentication, bad input", () => {
