@@ -6,6 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import * as arrow from "apache-arrow";
+import { createApp } from "../lib/api/app.ts";
 import { autoCheckpoint } from "../lib/commit/post-commit.ts";
 import { writeParquet } from "../lib/data/parquet.ts";
 import {
@@ -13,8 +15,10 @@ import {
   commitFileName,
   LOG_DIR,
   parseActions,
+  STAGED_DIR,
   serializeActions,
 } from "../lib/delta/actions.ts";
+import { toPhysicalSchema } from "../lib/delta/column-mapping.ts";
 import { loadSnapshot } from "../lib/delta/snapshot.ts";
 import { appendRows } from "../lib/ops/append.ts";
 import { createTable } from "../lib/ops/create-table.ts";
@@ -263,6 +267,100 @@ async function siltCommits(dir: string): Promise<CaseResult> {
   }
 }
 
+/**
+ * Issue 11: a commit another engine sends through the UC Delta API (`POST …/tables/{t}` with an
+ * add-commit), measured from request to answer in-process, the way silt-commits measures Silt's
+ * own append; the client's side (a one-row Parquet file with the physical column names and its
+ * staged commit) is written before the clock starts. Then the load-table request Spark and DuckDB
+ * send before every statement.
+ */
+async function siltUcCommits(dir: string): Promise<CaseResult> {
+  const env = await openEnv(path.join(dir, "uc-commits"), { persistent: false });
+  try {
+    await ensureNamespace(env.ctx);
+    const created = await createTable(env.ctx, { name: "bench.s.uc", columns: COLUMNS });
+    const app = createApp(env.ctx);
+    const url =
+      "http://silt.bench/api/2.1/unity-catalog/delta/v1/catalogs/bench/schemas/s/tables/uc";
+    const t = await openTable(env.ctx, "bench.s.uc");
+    const physical = toPhysicalSchema(t.schema, t.mappingMode).fields.map((f) => f.name);
+    const row = generate(1);
+    const renamed = new arrow.Table(
+      Object.fromEntries(
+        row.schema.fields.map((f, i) => [physical[i], row.getChildAt(i) as arrow.Vector]),
+      ),
+    );
+    const parquet = writeParquet(renamed);
+    const root = t.entry.location;
+    const commitOnce = async (version: number) => {
+      const path = `part-${randomUUID()}.parquet`;
+      await env.ctx.store.put(`${root}${path}`, parquet);
+      const fileName = `${String(version).padStart(20, "0")}.${randomUUID()}.json`;
+      const ict = Date.now() + version;
+      const staged = new TextEncoder().encode(
+        serializeActions([
+          { commitInfo: { inCommitTimestamp: ict, timestamp: ict, operation: "WRITE" } },
+          {
+            add: {
+              path,
+              partitionValues: {},
+              size: parquet.length,
+              modificationTime: ict,
+              dataChange: true,
+              stats: JSON.stringify({ numRecords: 1 }),
+            },
+          },
+        ]),
+      );
+      await env.ctx.store.put(`${root}${STAGED_DIR}${fileName}`, staged);
+      const body = JSON.stringify({
+        requirements: [{ type: "assert-table-uuid", uuid: created.tableId }],
+        updates: [
+          {
+            action: "add-commit",
+            commit: { version, timestamp: ict, "file-name": fileName, "file-size": staged.length },
+          },
+        ],
+      });
+      const start = performance.now();
+      const res = await app.request(url, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" },
+      });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`commit ${version} answered ${res.status}`);
+      return performance.now() - start;
+    };
+    collect();
+    const base = rssNow();
+    const warmupMs = await commitOnce(1);
+    const latencies: number[] = [];
+    for (let v = 2; v <= COMMITS + 1; v++) latencies.push(await commitOnce(v));
+    const loads: number[] = [];
+    let loaded: { "latest-table-version"?: number } = {};
+    for (let i = 0; i < COMMITS; i++) {
+      const start = performance.now();
+      const res = await app.request(url);
+      loaded = (await res.json()) as typeof loaded;
+      loads.push(performance.now() - start);
+    }
+    const after = await openTable(env.ctx, "bench.s.uc");
+    const ok =
+      after.snapshot.version === COMMITS + 1 &&
+      after.snapshot.files.length === COMMITS + 1 &&
+      loaded["latest-table-version"] === COMMITS + 1;
+    return {
+      ...result("silt-uc-commits", 1, latencies, ok, []),
+      warmupMs,
+      baseRssMb: base,
+      extra: { loadMs: loads },
+    };
+  } finally {
+    await env.close();
+  }
+}
+
 interface LogTable {
   env: BenchEnv;
   root: string;
@@ -434,6 +532,7 @@ const CASES: Record<string, (dir: string) => Promise<CaseResult>> = {
   "duck-append": duckAppend,
   "duck-scan": duckScan,
   "silt-commits": siltCommits,
+  "silt-uc-commits": siltUcCommits,
   "silt-snapshot": siltSnapshot,
   ...Object.fromEntries(
     Object.keys(CHECKPOINTED_LOGS).map((name) => [

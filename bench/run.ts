@@ -234,6 +234,26 @@ interface ColdStartExtra {
 }
 
 /** The insert function's first request in a fresh process, and the same request warm. */
+/** Issue 11: an engine's commit through the UC Delta API and its load-table, p50 and p95. */
+function ucCommitRows(run: CaseResult | undefined, status: string): Row[] {
+  const loads = (run?.extra?.loadMs as number[] | undefined) ?? [];
+  const row = (operation: string, ms: number | undefined): Row => ({
+    operation,
+    rows: "1",
+    medianMs: ms,
+    rowsPerSec: ms === undefined || ms <= 0 ? undefined : 1000 / ms,
+    peakRssMb: run?.peakRssMb,
+    target: "",
+    status,
+  });
+  return [
+    row("UC Delta API commit p50 (add-commit x200)", run ? percentile(run.runs, 50) : undefined),
+    row("UC Delta API commit p95 (add-commit x200)", run ? percentile(run.runs, 95) : undefined),
+    row("UC Delta API load table p50 (x200)", loads.length ? percentile(loads, 50) : undefined),
+    row("UC Delta API load table p95 (x200)", loads.length ? percentile(loads, 95) : undefined),
+  ];
+}
+
 function coldStartRows(run: CaseResult | undefined): Row[] {
   const x = run?.extra as ColdStartExtra | undefined;
   const status = run === undefined ? "?" : run.ok ? "" : " CHECKS FAILED";
@@ -452,6 +472,7 @@ async function main(): Promise<void> {
     "silt-scan",
     "duck-scan",
     "silt-commits",
+    "silt-uc-commits",
     "silt-cold-start",
     "silt-snapshot",
     "silt-snapshot-10-checkpointed",
@@ -560,6 +581,7 @@ async function main(): Promise<void> {
       target: "",
       status: flag("silt-commits"),
     },
+    ...ucCommitRows(r("silt-uc-commits"), flag("silt-uc-commits")),
     {
       operation: "loadSnapshot, 1,000-commit log",
       rows: "1,000 commits",

@@ -20,7 +20,7 @@ import {
   STAGED_DIR,
   serializeActions,
 } from "../lib/delta/actions.ts";
-import { type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
+import { type ApiResponse, type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
 
 const UC = "/api/2.1/unity-catalog";
 const DT = `${UC}/delta/v1/catalogs/shop/schemas/s/tables`;
@@ -707,7 +707,7 @@ describe("bearer tokens (SILT_AUTH=token)", () => {
       headers,
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: await res.json() };
+    return { status: res.status, body: (await res.json()) as ApiResponse["body"] };
   };
 
   it("runs each request as its token's principal, with the same privileges as /api/v1", async () => {
