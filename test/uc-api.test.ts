@@ -87,9 +87,10 @@ async function load(table: string) {
 }
 
 async function addCommit(table: string, commit: unknown, requirements?: unknown[]) {
-  const uuid = (await load(table)).metadata["table-uuid"];
   return silt.call("POST", `${DT}/${table}`, {
-    requirements: requirements ?? [{ type: "assert-table-uuid", uuid }],
+    requirements: requirements ?? [
+      { type: "assert-table-uuid", uuid: (await load(table)).metadata["table-uuid"] },
+    ],
     updates: [{ action: "add-commit", commit }],
   });
 }
@@ -761,5 +762,77 @@ describe("bearer tokens (SILT_AUTH=token)", () => {
   it("refuses a malformed token list", () => {
     expect(() => parseTokens("")).toThrow("SILT_AUTH=token needs SILT_TOKENS");
     expect(() => parseTokens("alice")).toThrow("token=principal pairs");
+  });
+});
+
+describe("limits and leftovers", () => {
+  it("answers 429 while too many accepted commits are unpublished, and commits once they publish", async () => {
+    const t = await createAsClient("backlog", { "delta.columnMapping.mode": "none" });
+    expect(t.finalized.status).toBe(200);
+    // Ten ratified versions whose staged files are not there yet: publishing them fails.
+    const pending: string[] = [];
+    for (let v = 1; v <= 10; v++) {
+      const stagedKey = `${t.key}/${STAGED_DIR}${String(v).padStart(20, "0")}.${randomUUID()}.json`;
+      pending.push(stagedKey);
+      expect(
+        await silt.ctx.arbiter.ratify({
+          tableId: t.id,
+          version: v,
+          stagedKey,
+          inCommitTimestamp: Date.now() + v,
+          txnId: randomUUID(),
+          operation: "WRITE",
+        }),
+      ).toBe(true);
+    }
+    const next = await stage(t.location, 11, [commitInfo(Date.now() + 100)]);
+    const uuid = [{ type: "assert-table-uuid", uuid: t.id }];
+    const refused = await addCommit("backlog", next, uuid);
+    expect([refused.status, refused.body.error.type]).toEqual([429, "ResourceExhaustedException"]);
+    expect((await silt.ctx.arbiter.latest(t.id))?.version).toBe(10);
+    // The staged files arrive (a slow client): the next attempt publishes them and commits.
+    for (const [i, key] of pending.entries()) {
+      await silt.ctx.store.put(
+        key,
+        new TextEncoder().encode(serializeActions([commitInfo(Date.now() + i + 1)])),
+      );
+    }
+    const accepted = await addCommit("backlog", next, uuid);
+    expect([accepted.status, accepted.body["latest-table-version"]]).toEqual([200, 11]);
+    expect(accepted.body.commits).toEqual([]);
+  });
+
+  it("lets a new create take over a staging entry nobody finalized", async () => {
+    const first = await silt.call("POST", `${UC}/staging-tables`, {
+      name: "abandoned",
+      catalog_name: "shop",
+      schema_name: "s",
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.staging_location).toContain(first.body.id);
+    const creds = await silt.call("POST", `${UC}/temporary-table-credentials`, {
+      table_id: first.body.id,
+      operation: "READ_WRITE",
+    });
+    expect(creds.body).toEqual({
+      aws_temp_credentials: null,
+      expiration_time: null,
+      url: first.body.staging_location,
+    });
+    // The client gave up; someone else creates the name.
+    const second = await createAsClient("abandoned", { "delta.columnMapping.mode": "none" });
+    expect(second.finalized.status).toBe(200);
+    const stale = await silt.call("POST", `${UC}/temporary-table-credentials`, {
+      table_id: first.body.id,
+      operation: "READ_WRITE",
+    });
+    expect(stale.status).toBe(404);
+    const late = await silt.call("POST", DT, {
+      name: "abandoned",
+      location: first.body.staging_location,
+      "table-type": "MANAGED",
+    });
+    expect([late.status, late.body.error.type]).toEqual([404, "NoSuchTableException"]);
+    expect((await load("abandoned")).metadata["table-uuid"]).toBe(second.id);
   });
 });
