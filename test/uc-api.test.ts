@@ -836,3 +836,50 @@ describe("limits and leftovers", () => {
     expect((await load("abandoned")).metadata["table-uuid"]).toBe(second.id);
   });
 });
+
+describe("unknown fields", () => {
+  it("are refused with the nearest known field, before anything changes", async () => {
+    const list = await silt.call("GET", `${UC}/catalogs?max_result=1`);
+    expect([list.status, list.body.error_code]).toEqual([400, "INVALID_ARGUMENT"]);
+    expect(list.body.message).toContain("Unknown field 'max_result'");
+    expect(list.body.message).toContain("did you mean 'max_results'");
+    const table = await silt.call("POST", `${UC}/tables`, {
+      name: "typo",
+      catalog_name: "shop",
+      schema_name: "s",
+      colums: [{ name: "a", type_text: "int" }],
+    });
+    expect(table.body.message).toContain("did you mean 'columns'");
+    const column = await silt.call("POST", `${UC}/tables`, {
+      name: "typo",
+      catalog_name: "shop",
+      schema_name: "s",
+      columns: [{ name: "a", type_txt: "int" }],
+    });
+    expect(column.body.message).toContain("Unknown field 'type_txt' in column 1");
+    expect((await silt.call("GET", `${UC}/tables/shop.s.typo`)).status).toBe(404);
+
+    const before = await state("ext");
+    const good = await stage((await load("ext")).metadata.location, before.version + 1, [
+      commitInfo(Date.now() + 90_000),
+    ]);
+    const { "file-name": fileName, ...rest } = good;
+    const typo = await addCommit("ext", { ...rest, file_name: fileName });
+    expect([typo.status, typo.body.error.type]).toEqual([400, "InvalidParameterValueException"]);
+    expect(typo.body.error.message).toContain("did you mean 'file-name'");
+    const uuid = (await load("ext")).metadata["table-uuid"];
+    const misspeltUpdate = await silt.call("POST", `${DT}/ext`, {
+      requirements: [{ type: "assert-table-uuid", uuid }],
+      updates: [{ action: "add-commit", comit: good }],
+    });
+    expect(misspeltUpdate.body.error.message).toContain("did you mean 'commit'");
+    const extraTop = await silt.call("POST", `${DT}/ext`, {
+      requirements: [{ type: "assert-table-uuid", uuid }],
+      updates: [{ action: "add-commit", commit: good }],
+      force: true,
+    });
+    expect(extraTop.status).toBe(400);
+    expect(await state("ext")).toEqual(before);
+    expect((await addCommit("ext", good)).status).toBe(200);
+  });
+});

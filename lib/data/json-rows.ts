@@ -24,6 +24,7 @@
  * decimals, any ISO-8601 timestamp with an offset, maps as [key, value] pairs, structs as arrays
  * in field order. Invalid input fails with Spark's error class, naming the column and the row.
  */
+
 import * as arrow from "apache-arrow";
 import {
   type DataType,
@@ -35,6 +36,7 @@ import {
   toArrowType,
 } from "../delta/schema.ts";
 import { badRequest, internal } from "../errors.ts";
+import { nearestNames } from "../values/did-you-mean.ts";
 
 const TWO32 = 4294967296;
 const MICROS_PER_DAY = 86_400_000_000;
@@ -125,26 +127,9 @@ const notNullViolation = (path: readonly string[]) =>
     "23502",
   );
 
-function levenshtein(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length];
-}
-
 const suggestions = (name: string, candidates: readonly string[]): string =>
-  candidates
-    .map((c) => ({ c, d: levenshtein(name.toLowerCase(), c.toLowerCase()) }))
-    .sort((x, y) => x.d - y.d)
-    .slice(0, 5)
-    .map((x) => quotePath([x.c]))
+  nearestNames(name, candidates)
+    .map((c) => quotePath([c]))
     .join(", ");
 
 // ---------------------------------------------------------------------------------------------

@@ -19,8 +19,14 @@ import { displayName, openTable, readSnapshot } from "../../ops/open-table.ts";
 import { stageTable } from "../../ops/stage-table.ts";
 import type { Env } from "../http.ts";
 import { asObject, type Json, requiredString } from "../request.ts";
-import { UC_DELTA_PREFIX, unimplemented } from "./errors.ts";
-import { jsonBody, partsOf, requiredInteger } from "./request.ts";
+import { noUniForm, UC_DELTA_PREFIX, unimplemented } from "./errors.ts";
+import {
+  knownBody,
+  onlyKnownFields,
+  onlyKnownParams,
+  partsOf,
+  requiredInteger,
+} from "./request.ts";
 import { type DeltaCommitInfo, deltaLoadTableResponse, deltaProtocol, etagOf } from "./shapes.ts";
 
 const P = UC_DELTA_PREFIX;
@@ -49,12 +55,13 @@ const nameOf = (c: Context<Env>): QualifiedName => ({
 
 export function registerDeltaApiRoutes(app: Hono<Env>): void {
   app.get(`${P}/config`, async (c) => {
-    await describeCatalog(ctxOf(c), requiredString(c.req.query(), "catalog"));
+    const query = onlyKnownParams(c, ["catalog", "protocol-versions"]);
+    await describeCatalog(ctxOf(c), requiredString(query, "catalog"));
     return c.json({ endpoints: ENDPOINTS, "protocol-version": "1.0" });
   });
 
   app.post(`${P}/catalogs/:catalog/schemas/:schema/staging-tables`, async (c) => {
-    const body = await jsonBody(c);
+    const body = await knownBody(c, ["name"]);
     const staged = await stageTable(ctxOf(c), {
       catalog: c.req.param("catalog"),
       schema: c.req.param("schema"),
@@ -89,7 +96,8 @@ export function registerDeltaApiRoutes(app: Hono<Env>): void {
 
   app.post(TABLES, async (c) => {
     const ctx = ctxOf(c);
-    const body = await jsonBody(c);
+    const body = await knownBody(c, CREATE_TABLE_FIELDS);
+    if (body.uniform !== undefined && body.uniform !== null) throw noUniForm();
     const qn = { ...nameOf(c), table: requiredString(body, "name") };
     const tableType = (body["table-type"] ?? "MANAGED") as string;
     if (tableType !== "MANAGED") {
@@ -126,12 +134,12 @@ export function registerDeltaApiRoutes(app: Hono<Env>): void {
     const qn = nameOf(c);
     // The commit needs MODIFY; the table's snapshot is read only where a rule needs it.
     const entry = await authorizeTable(ctx, qn, "write");
-    await updateTable(ctx, entry, displayName(qn), await jsonBody(c));
+    await updateTable(ctx, entry, displayName(qn), await knownBody(c, ["requirements", "updates"]));
     return c.json(await loadResponse(ctx, entry));
   });
 
   app.get(`${TABLE}/credentials`, async (c) => {
-    const operation = requiredString(c.req.query(), "operation");
+    const operation = requiredString(onlyKnownParams(c, ["operation"]), "operation");
     const qn = nameOf(c);
     const vended = await temporaryTableCredentials(ctxOf(c), {
       tableName: displayName(qn),
@@ -140,7 +148,7 @@ export function registerDeltaApiRoutes(app: Hono<Env>): void {
     return c.json({ "storage-credentials": storageCredentials(vended, operation) });
   });
   app.post(`${TABLE}/metrics`, async (c) => {
-    const body = await jsonBody(c);
+    const body = await knownBody(c, ["table-id", "report"]);
     const entry = await authorizeTable(ctxOf(c), nameOf(c), "write");
     if (requiredString(body, "table-id") !== entry.tableId) {
       throw badRequest(
@@ -190,6 +198,48 @@ async function loadResponse(ctx: SiltContext, entry: TableEntry) {
  * commit carries the same change (checked in external-commit.ts), so these are accepted with an
  * `add-commit` and refused alone: a table's metadata changes only through a commit.
  */
+const REQUIREMENT_FIELDS: Record<string, string[]> = {
+  "assert-table-uuid": ["type", "uuid"],
+  "assert-etag": ["type", "etag"],
+};
+
+/** Each update action's fields besides `action`, as delta.yaml declares them. */
+const UPDATE_FIELDS: Record<string, string[]> = {
+  "add-commit": ["commit", "uniform"],
+  "set-latest-backfilled-version": ["latest-published-version"],
+  "set-properties": ["updates"],
+  "remove-properties": ["removals"],
+  "set-columns": ["columns"],
+  "set-table-comment": ["comment"],
+  "set-partition-columns": ["partition-columns"],
+  "set-protocol": ["protocol"],
+  "set-domain-metadata": ["updates"],
+  "remove-domain-metadata": ["domains"],
+  "update-metadata-snapshot-version": ["last-commit-version", "last-commit-timestamp-ms"],
+};
+
+const COMMIT_FIELDS = [
+  "version",
+  "timestamp",
+  "file-name",
+  "file-size",
+  "file-modification-timestamp",
+];
+
+const CREATE_TABLE_FIELDS = [
+  "name",
+  "location",
+  "table-type",
+  "comment",
+  "columns",
+  "partition-columns",
+  "protocol",
+  "properties",
+  "domain-metadata",
+  "last-commit-timestamp-ms",
+  "uniform",
+];
+
 const WITH_COMMIT = new Set([
   "set-properties",
   "remove-properties",
@@ -217,6 +267,7 @@ async function updateTable(
   const latest = await ctx.arbiter.latest(entry.tableId);
   for (const req of requirements) {
     const type = requiredString(req, "type");
+    onlyKnownFields(req, REQUIREMENT_FIELDS[type] ?? ["type"], `requirement ${type}`);
     if (type === "assert-table-uuid") {
       if (requiredString(req, "uuid") !== entry.tableId) {
         throw requirementConflict(
@@ -237,6 +288,8 @@ async function updateTable(
   const byAction = new Map<string, Json>();
   for (const update of updates) {
     const action = requiredString(update, "action");
+    const fields = UPDATE_FIELDS[action];
+    if (fields !== undefined) onlyKnownFields(update, ["action", ...fields], `update ${action}`);
     if (
       action !== "add-commit" &&
       action !== "set-latest-backfilled-version" &&
@@ -273,6 +326,8 @@ async function updateTable(
   }
   if (addCommit !== undefined) {
     const commit = asObject(addCommit.commit, "field 'commit'");
+    onlyKnownFields(commit, COMMIT_FIELDS, "the add-commit's commit");
+    if (addCommit.uniform !== undefined && addCommit.uniform !== null) throw noUniForm();
     await acceptExternalCommit(ctx, entry, tableName, {
       version: requiredInteger(commit, "version"),
       fileName: requiredString(commit, "file-name"),

@@ -101,3 +101,6 @@ export function ucErrorResponse(
 }
 
 export const unimplemented = (message: string) => new SiltError("UNIMPLEMENTED", message, 501);
+
+export const noUniForm = () =>
+  unimplemented("Silt does not convert tables to Iceberg (UniForm); commit without 'uniform'.");

@@ -38,10 +38,12 @@ import {
   requiredString,
 } from "../request.ts";
 import { registerPermissionRoutes } from "../routes-auth.ts";
-import { UC_PREFIX, unimplemented } from "./errors.ts";
+import { noUniForm, UC_PREFIX, unimplemented } from "./errors.ts";
 import {
   getRequestBody,
-  jsonBody,
+  knownBody,
+  onlyKnownFields,
+  onlyKnownParams,
   optionalInteger,
   paginate,
   partsOf,
@@ -58,12 +60,9 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
   );
 
   app.post(`${P}/catalogs`, async (c) => {
-    const body = await jsonBody(c);
+    const body = await knownBody(c, ["name", "comment", "properties", "storage_root"]);
     if (body.storage_root !== undefined && body.storage_root !== null) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        "Field 'storage_root' cannot be set: Silt allocates every table's storage itself.",
-      );
+      throw storageChosen("storage_root");
     }
     const entry = await createCatalog(ctxOf(c), requiredString(body, "name"), {
       comment: optionalString(body, "comment"),
@@ -72,11 +71,8 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
     return c.json(catalogInfo(ctxOf(c), entry));
   });
   app.get(`${P}/catalogs`, async (c) => {
-    const { page, nextPageToken } = paginate(
-      await catalogsOf(ctxOf(c)),
-      (e) => e.name,
-      c.req.query(),
-    );
+    const query = onlyKnownParams(c, ["max_results", "page_token"]);
+    const { page, nextPageToken } = paginate(await catalogsOf(ctxOf(c)), (e) => e.name, query);
     return c.json({
       catalogs: page.map((e) => catalogInfo(ctxOf(c), e)),
       next_page_token: nextPageToken,
@@ -94,7 +90,16 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
   });
 
   app.post(`${P}/schemas`, async (c) => {
-    const body = await jsonBody(c);
+    const body = await knownBody(c, [
+      "name",
+      "catalog_name",
+      "comment",
+      "properties",
+      "storage_root",
+    ]);
+    if (body.storage_root !== undefined && body.storage_root !== null) {
+      throw storageChosen("storage_root");
+    }
     const entry = await createSchema(
       ctxOf(c),
       requiredString(body, "catalog_name"),
@@ -107,11 +112,12 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
     return c.json(schemaInfo(entry));
   });
   app.get(`${P}/schemas`, async (c) => {
-    const catalog = requiredString(c.req.query(), "catalog_name");
+    const query = onlyKnownParams(c, ["catalog_name", "max_results", "page_token"]);
+    const catalog = requiredString(query, "catalog_name");
     const { page, nextPageToken } = paginate(
       await schemasOf(ctxOf(c), catalog),
       (e) => e.name,
-      c.req.query(),
+      query,
     );
     return c.json({ schemas: page.map(schemaInfo), next_page_token: nextPageToken });
   });
@@ -129,7 +135,7 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
   });
 
   app.get(`${P}/tables`, async (c) => {
-    const query = c.req.query();
+    const query = onlyKnownParams(c, ["catalog_name", "schema_name", "max_results", "page_token"]);
     const ctx = ctxOf(c);
     const tables = await tablesOf(
       ctx,
@@ -143,6 +149,8 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
     return c.json({ tables: infos, next_page_token: nextPageToken });
   });
   app.get(`${P}/tables/:full_name`, async (c) => {
+    // Silt has no streaming tables or materialized views, so both flags change nothing.
+    onlyKnownParams(c, ["read_streaming_table_as_managed", "read_materialized_view_as_managed"]);
     const ctx = ctxOf(c);
     const table = await openTable(ctx, partsOf(tableName(c.req.param("full_name"))), {
       access: "read",
@@ -153,10 +161,12 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
     await dropTable(ctxOf(c), partsOf(tableName(c.req.param("full_name"))));
     return c.json({});
   });
-  app.post(`${P}/tables`, async (c) => c.json(await createTableRoute(ctxOf(c), await jsonBody(c))));
+  app.post(`${P}/tables`, async (c) =>
+    c.json(await createTableRoute(ctxOf(c), await knownBody(c, CREATE_TABLE_FIELDS))),
+  );
 
   app.post(`${P}/staging-tables`, async (c) => {
-    const body = await jsonBody(c);
+    const body = await knownBody(c, ["name", "catalog_name", "schema_name"]);
     const qn: QualifiedName = {
       catalog: requiredString(body, "catalog_name"),
       schema: requiredString(body, "schema_name"),
@@ -176,7 +186,7 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
 
   app.post(`${P}/temporary-table-credentials`, async (c) => {
     const ctx = ctxOf(c);
-    const body = await jsonBody(c);
+    const body = await knownBody(c, ["table_id", "operation"]);
     const tableId = requiredString(body, "table_id");
     const operation = optionalString(body, "operation") ?? "";
     const staged = await ctx.catalog.findTableById(tableId);
@@ -197,6 +207,11 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
   app.get(`${P}/delta/preview/commits`, async (c) => {
     const ctx = ctxOf(c);
     const body = await getRequestBody(c);
+    onlyKnownFields(
+      body,
+      ["table_id", "table_uri", "start_version", "end_version"],
+      "the commits query",
+    );
     const entry = await commitTarget(ctx, body);
     const start = requiredInteger(body, "start_version");
     const end = optionalInteger(body, "end_version");
@@ -217,13 +232,23 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
   });
   app.post(`${P}/delta/preview/commits`, async (c) => {
     const ctx = ctxOf(c);
-    const body = await jsonBody(c);
+    // `metadata` repeats what the staged commit holds; Silt reads it from the commit itself.
+    const body = await knownBody(c, [
+      "table_id",
+      "table_uri",
+      "commit_info",
+      "latest_backfilled_version",
+      "metadata",
+      "uniform",
+    ]);
+    if (body.uniform !== undefined && body.uniform !== null) throw noUniForm();
     const entry = await commitTarget(ctx, body);
     const latestBefore = (await ctx.arbiter.latest(entry.tableId))?.version ?? -1;
     const commitInfo =
       body.commit_info === undefined || body.commit_info === null
         ? undefined
         : asObject(body.commit_info, "field 'commit_info'");
+    if (commitInfo !== undefined) onlyKnownFields(commitInfo, COMMIT_INFO_FIELDS, "commit_info");
     const backfilled = optionalInteger(body, "latest_backfilled_version");
     const last = commitInfo === undefined ? latestBefore : requiredInteger(commitInfo, "version");
     if (backfilled !== undefined && backfilled > last) {
@@ -245,6 +270,46 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
 
   registerPermissionRoutes(app, `${P}/permissions/:securable_type/:full_name`);
 }
+
+const CREATE_TABLE_FIELDS = [
+  "name",
+  "catalog_name",
+  "schema_name",
+  "table_type",
+  "data_source_format",
+  "columns",
+  "storage_location",
+  "comment",
+  "properties",
+  "view_definition",
+  "view_dependencies",
+];
+const COLUMN_FIELDS = [
+  "name",
+  "type_text",
+  "type_json",
+  "type_name",
+  "type_precision",
+  "type_scale",
+  "type_interval_type",
+  "position",
+  "comment",
+  "nullable",
+  "partition_index",
+];
+const COMMIT_INFO_FIELDS = [
+  "version",
+  "timestamp",
+  "file_name",
+  "file_size",
+  "file_modification_timestamp",
+];
+
+const storageChosen = (field: string) =>
+  badRequest(
+    "INVALID_PARAMETER_VALUE",
+    `Field '${field}' cannot be set: Silt allocates every table's storage itself.`,
+  );
 
 /**
  * POST /tables: the finalize of a table the client staged and wrote (it names the location),
@@ -296,6 +361,7 @@ function columnSpecs(raw: unknown): ColumnSpec[] {
   }
   const indexed = raw.map((item, i) => {
     const col = asObject(item, `column ${i + 1}`);
+    onlyKnownFields(col, COLUMN_FIELDS, `column ${i + 1}`);
     const json = optionalString(col, "type_json");
     const spec: ColumnSpec = {
       name: requiredString(col, "name"),

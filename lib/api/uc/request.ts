@@ -6,6 +6,7 @@ import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { QualifiedName } from "../../catalog/names.ts";
 import { badRequest } from "../../errors.ts";
+import { nearestNames } from "../../values/did-you-mean.ts";
 import { type Env, jsonBody } from "../http.ts";
 import { asObject, type Json } from "../request.ts";
 
@@ -38,7 +39,12 @@ export async function getRequestBody(c: Context<Env>): Promise<Json> {
   }
 }
 
-export { jsonBody };
+/** The JSON body of a request, refusing fields outside `known`. */
+export async function knownBody(c: Context<Env>, known: readonly string[]): Promise<Json> {
+  const body = await jsonBody(c);
+  onlyKnownFields(body, known, `the body of ${c.req.method} ${c.req.path}`);
+  return body;
+}
 
 /** A qualified name as the parts operations take (a name given as text would be re-parsed). */
 export const partsOf = (qn: QualifiedName): string[] => [qn.catalog, qn.schema, qn.table];
@@ -68,10 +74,10 @@ const SERVER_PAGE = 1000;
 export function paginate<T>(
   items: T[],
   nameOf: (item: T) => string,
-  query: Record<string, string | undefined>,
+  query: Json,
 ): { page: T[]; nextPageToken: string | null } {
   const max = optionalInteger(query, "max_results");
-  const token = query.page_token;
+  const token = typeof query.page_token === "string" ? query.page_token : undefined;
   const after = token ? Buffer.from(token, "base64url").toString("utf8") : undefined;
   const sorted = [...items].sort((a, b) => (nameOf(a) < nameOf(b) ? -1 : 1));
   const rest = after === undefined ? sorted : sorted.filter((i) => nameOf(i) > after);
@@ -85,4 +91,27 @@ export function paginate<T>(
         ? Buffer.from(nameOf(last), "utf8").toString("base64url")
         : null,
   };
+}
+
+/**
+ * Refuses fields a route does not know (a typo must never widen an operation: `max_result`
+ * would otherwise list everything), naming the nearest known one. The lists are Unity Catalog's
+ * request shapes (all.yaml, delta.yaml), so what real clients send passes.
+ */
+export function onlyKnownFields(body: Json, known: readonly string[], where: string): void {
+  for (const field of Object.keys(body)) {
+    if (known.includes(field)) continue;
+    const [nearest] = nearestNames(field, known, 1);
+    throw badRequest(
+      "INVALID_PARAMETER_VALUE",
+      `Unknown field '${field}' in ${where}${nearest === undefined ? "" : `; did you mean '${nearest}'`}? The known fields are: ${known.join(", ")}.`,
+    );
+  }
+}
+
+/** onlyKnownFields for the query string. */
+export function onlyKnownParams(c: Context<Env>, known: readonly string[]): Json {
+  const query = c.req.query() as Json;
+  onlyKnownFields(query, known, `the query of ${c.req.method} ${c.req.path}`);
+  return query;
 }
