@@ -94,6 +94,22 @@ describe("seed 002 through DuckDB", () => {
     expect(items.version).toBe(1);
   });
 
+  it("is refused when it writes logical column names into a column-mapped table", async () => {
+    const refused = await runClient(
+      "duckdb_seed_002.py",
+      ["--uri", server.url, "--table", "items"],
+      { timeoutMs: 5 * 60_000 },
+    );
+    const out = refused.json as { ok: boolean; failed_step: string; error: string };
+    expect(out.ok, explain(refused)).toBe(false);
+    expect(out.failed_step).toBe("insert_fig");
+    expect(out.error).toContain("HTTP 400");
+    expect(out.error).toContain("must name columns by their physical names");
+    const items = await server.rows("inventory.stock.items");
+    expect(items.version).toBe(1);
+    expect(items.rows).toHaveLength(2);
+  });
+
   it("sent its commits through the UC Delta API", () => {
     const commits = server.requests.filter(
       (r) =>
@@ -103,5 +119,13 @@ describe("seed 002 through DuckDB", () => {
         ),
     );
     expect(commits.map((r) => r.status)).toEqual([200, 200]);
+    const refusedCommits = server.requests.filter(
+      (r) =>
+        r.method === "POST" &&
+        r.url.endsWith(
+          "/api/2.1/unity-catalog/delta/v1/catalogs/inventory/schemas/stock/tables/items",
+        ),
+    );
+    expect(refusedCommits.map((r) => r.status)).toEqual([400]);
   });
 });
