@@ -883,3 +883,80 @@ describe("unknown fields", () => {
     expect((await addCommit("ext", good)).status).toBe(200);
   });
 });
+
+describe("the rest of the Delta API", () => {
+  it("answers config, HEAD, credentials, metrics, rename and delete", async () => {
+    const config = await silt.call(
+      "GET",
+      `${UC}/delta/v1/config?catalog=shop&protocol-versions=1.0`,
+    );
+    expect(config.body["protocol-version"]).toBe("1.0");
+    expect(config.body.endpoints).toContain(
+      "POST /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}",
+    );
+    expect(
+      (await silt.call("GET", `${UC}/delta/v1/config?catalog=nope&protocol-versions=1.0`)).status,
+    ).toBe(404);
+
+    const app = createApp(silt.ctx);
+    const head = (table: string) =>
+      app.request(`http://silt.test${DT}/${table}`, { method: "HEAD" });
+    expect((await head("ext")).status).toBe(204);
+    expect((await head("nope")).status).toBe(404);
+
+    for (const operation of ["READ", "READ_WRITE"]) {
+      const creds = await silt.call("GET", `${DT}/ext/credentials?operation=${operation}`);
+      expect([creds.status, creds.body]).toEqual([200, { "storage-credentials": [] }]);
+    }
+    const badOp = await silt.call("GET", `${DT}/ext/credentials?operation=WRITE`);
+    expect([badOp.status, badOp.body.error.type]).toEqual([400, "InvalidParameterValueException"]);
+    const staged = await silt.call(
+      "POST",
+      `${UC}/delta/v1/catalogs/shop/schemas/s/staging-tables`,
+      {
+        name: "creds",
+      },
+    );
+    const stagingCreds = await silt.call(
+      "GET",
+      `${UC}/delta/v1/staging-tables/${staged.body["table-id"]}/credentials`,
+    );
+    expect(stagingCreds.body).toEqual({ "storage-credentials": [] });
+    expect(
+      (await silt.call("GET", `${UC}/delta/v1/staging-tables/${randomUUID()}/credentials`)).status,
+    ).toBe(404);
+
+    const uuid = (await load("ext")).metadata["table-uuid"];
+    const metrics = await app.request(`http://silt.test${DT}/ext/metrics`, {
+      method: "POST",
+      body: JSON.stringify({
+        "table-id": uuid,
+        report: { "commit-report": { "num-files-added": 1 } },
+      }),
+    });
+    expect(metrics.status).toBe(204);
+    const wrongId = await silt.call("POST", `${DT}/ext/metrics`, {
+      "table-id": randomUUID(),
+      report: {},
+    });
+    expect(wrongId.status).toBe(400);
+    const rename = await silt.call("POST", `${DT}/ext/rename`, { "new-name": "ext2" });
+    expect([rename.status, rename.body.error.type]).toEqual([501, "NotImplementedException"]);
+    expect(
+      (
+        await silt.call(
+          "GET",
+          `${UC}/delta/v1/temporary-path-credentials?location=file:///x&operation=READ`,
+        )
+      ).status,
+    ).toBe(403);
+
+    await silt.call("POST", "/api/v1/tables", {
+      name: "shop.s.doomed",
+      columns: [{ name: "a", type: "INT" }],
+    });
+    const dropped = await app.request(`http://silt.test${DT}/doomed`, { method: "DELETE" });
+    expect(dropped.status).toBe(204);
+    expect((await silt.call("GET", "/api/v1/tables/shop.s.doomed/detail")).status).toBe(404);
+  });
+});
