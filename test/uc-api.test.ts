@@ -759,6 +759,39 @@ describe("bearer tokens (SILT_AUTH=token)", () => {
     expect((await call("tok-alice", "GET", `${UC}/tables/alices.s.t`)).status).toBe(200);
   });
 
+  it("lets a reader list a table's commits but not commit, and only the stager finalize", async () => {
+    const info = (await call("tok-alice", "GET", `${UC}/tables/alices.s.t`)).body;
+    const query = `table_id=${info.table_id}&table_uri=${encodeURIComponent(info.storage_location)}&start_version=0`;
+    const listed = await call("tok-bob", "GET", `${UC}/delta/preview/commits?${query}`);
+    expect([listed.status, listed.body.latest_table_version]).toEqual([200, 0]);
+    const commit = await call("tok-bob", "POST", `${UC}/delta/preview/commits`, {
+      table_id: info.table_id,
+      table_uri: info.storage_location,
+      latest_backfilled_version: 0,
+    });
+    expect([commit.status, commit.body.error_code]).toEqual([403, "PERMISSION_DENIED"]);
+
+    await call("tok-alice", "PATCH", `${UC}/permissions/schema/alices.s`, {
+      changes: [{ principal: "bob@example.com", add: ["CREATE_TABLE"], remove: [] }],
+    });
+    const staged = await call("tok-alice", "POST", `${UC}/staging-tables`, {
+      name: "mine",
+      catalog_name: "alices",
+      schema_name: "s",
+    });
+    expect(staged.status).toBe(200);
+    const stolen = await call("tok-bob", "POST", `${UC}/tables`, {
+      name: "mine",
+      catalog_name: "alices",
+      schema_name: "s",
+      table_type: "MANAGED",
+      data_source_format: "DELTA",
+      columns: [{ name: "a", type_text: "int" }],
+      storage_location: staged.body.staging_location,
+    });
+    expect([stolen.status, stolen.body.error_code]).toEqual([403, "PERMISSION_DENIED"]);
+  });
+
   it("refuses a malformed token list", () => {
     expect(() => parseTokens("")).toThrow("SILT_AUTH=token needs SILT_TOKENS");
     expect(() => parseTokens("alice")).toThrow("token=principal pairs");

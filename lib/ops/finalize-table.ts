@@ -30,7 +30,7 @@ import {
   parseActions,
 } from "../delta/actions.ts";
 import { checkManagedTable } from "../delta/table-profile.ts";
-import { badRequest, internal, notFound } from "../errors.ts";
+import { badRequest, internal, notFound, SiltError } from "../errors.ts";
 import { ObjectNotFoundError } from "../storage/object-store.ts";
 import { deletePrefix } from "./drop-table.ts";
 import { displayName } from "./open-table.ts";
@@ -121,6 +121,15 @@ async function stagingEntryAt(ctx: SiltContext, req: FinalizeRequest): Promise<T
   }
   if (entry.state === "DROPPING") {
     throw notFound("TABLE_NOT_FOUND", `Table ${displayName(req.name)} is being dropped.`);
+  }
+  // Staging checked CREATE TABLE; only the caller that staged the table may create it.
+  if (ctx.enforcePrivileges === true && entry.owner !== ctx.principal) {
+    throw new SiltError(
+      "INSUFFICIENT_PERMISSIONS",
+      `Insufficient privileges: User ${ctx.principal} did not stage table ${displayName(req.name)}; ${entry.owner} did.`,
+      403,
+      "42501",
+    );
   }
   return entry;
 }

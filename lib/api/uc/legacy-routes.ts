@@ -212,7 +212,7 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
       ["table_id", "table_uri", "start_version", "end_version"],
       "the commits query",
     );
-    const entry = await commitTarget(ctx, body);
+    const entry = await commitTarget(ctx, body, "read");
     const start = requiredInteger(body, "start_version");
     const end = optionalInteger(body, "end_version");
     const { latestVersion, commits } = await unpublishedCommits(ctx, entry);
@@ -242,7 +242,7 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
       "uniform",
     ]);
     if (body.uniform !== undefined && body.uniform !== null) throw noUniForm();
-    const entry = await commitTarget(ctx, body);
+    const entry = await commitTarget(ctx, body, "write");
     const latestBefore = (await ctx.arbiter.latest(entry.tableId))?.version ?? -1;
     const commitInfo =
       body.commit_info === undefined || body.commit_info === null
@@ -377,8 +377,12 @@ function columnSpecs(raw: unknown): ColumnSpec[] {
   return indexed.sort((a, b) => a.position - b.position).map((x) => x.spec);
 }
 
-/** The table a commits request names by id, checked against its `table_uri`. */
-async function commitTarget(ctx: SiltContext, body: Json) {
+/**
+ * The table a commits request names by id, checked against its `table_uri`, with the privilege
+ * checked by name like every other table operation: listing commits is part of reading the table
+ * (Spark's legacy path lists them for every SELECT), committing takes MODIFY.
+ */
+async function commitTarget(ctx: SiltContext, body: Json, access: "read" | "write") {
   const entry = await ctx.catalog.getTableById(requiredString(body, "table_id"));
   const uri = optionalString(body, "table_uri");
   if (uri !== undefined && keyOfLocationUri(ctx, uri) !== entry.location.replace(/\/$/, "")) {
@@ -387,11 +391,10 @@ async function commitTarget(ctx: SiltContext, body: Json) {
       `table_uri ${uri} is not the location of table ${entry.tableId}.`,
     );
   }
-  // A commit needs MODIFY on the table, checked by name like every other table operation.
   return authorizeTable(
     ctx,
     { catalog: entry.catalog, schema: entry.schema, table: entry.name },
-    "write",
+    access,
   );
 }
 
