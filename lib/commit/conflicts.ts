@@ -52,6 +52,15 @@ export const EMPTY_READ_SET: ReadSet = Object.freeze({
   readFilePaths: new Set<string>(),
 });
 
+/**
+ * The read set of a transaction whose result depended on every file: any concurrent add or remove
+ * conflicts with it (metadata changes, RESTORE, REPLACE, unfiltered DELETE/UPDATE/overwrite).
+ */
+export const READ_WHOLE_TABLE: ReadSet = Object.freeze({
+  readWholeTable: true,
+  readFilePaths: new Set<string>(),
+});
+
 export interface WinningCommit {
   version: number;
   actions: Action[];

@@ -38,6 +38,7 @@ import {
   type IsolationLevel,
   inferReadHighWaterMark,
   type PendingTransaction,
+  READ_WHOLE_TABLE,
   type ReadSet,
   rebaseRowTracking,
   type WinningCommit,
@@ -143,9 +144,7 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
   const tableName = req.tableName ?? tableId;
   const pending: PendingTransaction = {
     actions: req.actions,
-    readSet:
-      req.readSet ??
-      (isBlindAppend ? EMPTY_READ_SET : { readWholeTable: true, readFilePaths: new Set() }),
+    readSet: req.readSet ?? (isBlindAppend ? EMPTY_READ_SET : READ_WHOLE_TABLE),
     isolationLevel,
     isBlindAppend,
     tableName,

@@ -85,3 +85,15 @@ export function checkpointInterval(configuration: Record<string, string>): numbe
   const n = Number(raw);
   return n >= 1 ? n : DEFAULT_CHECKPOINT_INTERVAL;
 }
+
+/**
+ * `delta.isolationLevel`: WriteSerializable when the table says so, else Serializable (Delta's
+ * default for writes).
+ */
+export function isolationLevelOf(
+  configuration: Record<string, string>,
+): "Serializable" | "WriteSerializable" {
+  return configuration["delta.isolationLevel"] === "WriteSerializable"
+    ? "WriteSerializable"
+    : "Serializable";
+}

@@ -13,13 +13,14 @@
  *    changes (alter-columns.ts) share. A metadata change conflicts with every concurrent commit
  *    (conflicts.ts), so it never lands beside a write that used the old properties.
  */
-import { commitTransaction } from "../commit/transaction.ts";
+import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Metadata, Protocol } from "../delta/actions.ts";
+import { isolationLevelOf } from "../delta/table-config.ts";
 import { alteredConfiguration } from "../delta/table-profile.ts";
-import { isolationLevelOf } from "./append.ts";
+import { commit } from "./commit.ts";
 import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
-import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
+import { checkWriteProtocol } from "./write-protocol.ts";
 
 export interface AlterPropertiesRequest {
   set?: Record<string, string>;
@@ -88,27 +89,22 @@ export async function commitMetadataChange(
   const rowTracking = checkWriteProtocol(protocol, change.metadata);
   const actions: Action[] = [{ metaData: change.metadata }];
   if (change.protocol !== undefined) actions.push({ protocol: change.protocol });
-  const result = await commitTransaction({
-    store: ctx.store,
-    arbiter: ctx.arbiter,
-    tableId: t.entry.tableId,
-    tableRoot: t.entry.location,
-    tableName,
-    readVersion: snapshot.version,
-    previousTimestamp: snapshot.timestamp,
-    actions,
-    commitInfo: {
-      operation: change.operation,
-      operationParameters: change.parameters,
-      isBlindAppend: false,
-      operationMetrics: {},
+  const result = await commit(
+    ctx,
+    t,
+    {
+      commitInfo: {
+        operation: change.operation,
+        operationParameters: change.parameters,
+        isBlindAppend: false,
+        operationMetrics: {},
+      },
+      readSet: READ_WHOLE_TABLE,
     },
-    readSet: { readWholeTable: true, readFilePaths: new Set() },
-    isolationLevel: isolationLevelOf(change.metadata.configuration),
-    clock: ctx.clock,
-    rowTracking,
-    readRowIdHighWaterMark: rowTracking ? rowTrackingHighWaterMark(snapshot) : undefined,
-  });
+    actions,
+    // The table as the change leaves it decides both.
+    { isolationLevel: isolationLevelOf(change.metadata.configuration), rowTracking },
+  );
   ctx.logger.info("table metadata changed", {
     table: tableName,
     tableId: t.entry.tableId,

@@ -9,9 +9,9 @@
  */
 
 import type * as arrow from "apache-arrow";
-import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action } from "../delta/actions.ts";
+import { commit } from "./commit.ts";
 import { type InputRows, toTableRows } from "./input-rows.ts";
 import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
 import { type WriteFilesResult, writeDataFiles } from "./write-files.ts";
@@ -60,36 +60,21 @@ export async function commitAppend(
     version: t.snapshot.version + 1,
     rowIdHighWaterMark: hwm,
   });
-  const result = await commitTransaction({
-    store: ctx.store,
-    arbiter: ctx.arbiter,
-    tableId: t.entry.tableId,
-    tableRoot: t.entry.location,
-    tableName: displayName(t.name),
-    readVersion: t.snapshot.version,
-    previousTimestamp: t.snapshot.timestamp,
-    actions: [...extra, ...written.actions],
-    commitInfo: {
-      operation: "WRITE",
-      operationParameters: {
-        mode: "Append",
-        partitionBy: JSON.stringify(t.snapshot.metadata.partitionColumns),
+  const result = await commit(
+    ctx,
+    t,
+    {
+      commitInfo: {
+        operation: "WRITE",
+        operationParameters: {
+          mode: "Append",
+          partitionBy: JSON.stringify(t.snapshot.metadata.partitionColumns),
+        },
+        isBlindAppend: true,
+        operationMetrics: written.metrics,
       },
-      isBlindAppend: true,
-      operationMetrics: written.metrics,
     },
-    isolationLevel: isolationLevelOf(t.snapshot.metadata.configuration),
-    clock: ctx.clock,
-    rowTracking,
-    readRowIdHighWaterMark: hwm,
-  });
+    [...extra, ...written.actions],
+  );
   return { version: result.version, written };
-}
-
-export function isolationLevelOf(
-  configuration: Record<string, string>,
-): "Serializable" | "WriteSerializable" {
-  return configuration["delta.isolationLevel"] === "WriteSerializable"
-    ? "WriteSerializable"
-    : "Serializable";
 }

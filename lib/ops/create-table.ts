@@ -15,7 +15,6 @@
 import type * as arrow from "apache-arrow";
 import { authorizeCreateTable } from "../auth/authorize.ts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
-import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Metadata } from "../delta/actions.ts";
 import { assignColumnMapping, COLUMN_MAPPING_MAX_ID_KEY } from "../delta/column-mapping.ts";
@@ -33,6 +32,7 @@ import {
 } from "../delta/schema.ts";
 import { newTableProfile } from "../delta/table-profile.ts";
 import { badRequest, SiltError } from "../errors.ts";
+import { commitNewTable } from "./commit.ts";
 import { displayName, resolveName, type TableRef } from "./open-table.ts";
 import { writeDataFiles } from "./write-files.ts";
 
@@ -133,30 +133,26 @@ export async function createTable(
       actions.push(...written.actions);
       Object.assign(metrics, written.metrics);
     }
-    const result = await commitTransaction({
-      store: ctx.store,
-      arbiter: ctx.arbiter,
-      tableId: entry.tableId,
-      tableRoot: entry.location,
-      tableName,
-      readVersion: -1,
-      actions,
-      commitInfo: {
-        operation: req.operation ?? "CREATE TABLE",
-        operationParameters: {
-          partitionBy: JSON.stringify(partitionColumns),
-          clusterBy: "[]",
-          description: req.comment ?? null,
-          isManaged: "true",
-          properties: JSON.stringify(configuration),
+    const result = await commitNewTable(
+      ctx,
+      { name: qn, entry },
+      {
+        commitInfo: {
+          operation: req.operation ?? "CREATE TABLE",
+          operationParameters: {
+            partitionBy: JSON.stringify(partitionColumns),
+            clusterBy: "[]",
+            description: req.comment ?? null,
+            isManaged: "true",
+            properties: JSON.stringify(configuration),
+          },
+          isBlindAppend: true,
+          operationMetrics: metrics,
         },
-        isBlindAppend: true,
-        operationMetrics: metrics,
       },
-      clock: ctx.clock,
-      rowTracking: profile.rowTracking,
-      readRowIdHighWaterMark: -1,
-    });
+      actions,
+      { rowTracking: profile.rowTracking },
+    );
     await ctx.catalog.activateTable(entry);
     ctx.logger.info("table created", {
       table: tableName,

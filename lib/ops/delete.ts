@@ -15,6 +15,7 @@
  * 5. Commit `DELETE` with Spark's `predicate` parameter and metrics. When no row matched there is
  *    nothing to commit and the table keeps its version, as in Delta.
  */
+import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import { type Action, numRecordsOf } from "../delta/actions.ts";
 import { expressionSql, referencedColumns, scopeOf, type Typed } from "../expr/analyze.ts";
@@ -139,7 +140,7 @@ async function deleteEverything(
     operation: "DELETE",
     parameters,
     metrics,
-    readSet: { readWholeTable: true, readFilePaths: new Set() },
+    readSet: READ_WHOLE_TABLE,
   });
   return { ...commit, numDeletedRows: rows ?? -1, operationMetrics: metrics };
 }

@@ -12,7 +12,6 @@
  *    that touches nothing commits nothing, as Spark's `commitIfNeeded` skips empty commits.
  */
 import type { ReadSet } from "../commit/conflicts.ts";
-import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
@@ -31,7 +30,7 @@ import {
 import type { Expr, SqlType } from "../expr/ast.ts";
 import { evaluateRows } from "../expr/evaluate.ts";
 import { fileMatcher } from "../expr/prune.ts";
-import { isolationLevelOf } from "./append.ts";
+import { commit } from "./commit.ts";
 import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
 import type { DeleteMetrics } from "./row-deletes.ts";
 import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
@@ -188,27 +187,20 @@ export async function commitDml(
 ): Promise<DmlCommit> {
   const { t } = target;
   if (req.actions.length === 0) return { version: t.snapshot.version, committed: false };
-  const result = await commitTransaction({
-    store: ctx.store,
-    arbiter: ctx.arbiter,
-    tableId: t.entry.tableId,
-    tableRoot: t.entry.location,
-    tableName: target.tableName,
-    readVersion: t.snapshot.version,
-    previousTimestamp: t.snapshot.timestamp,
-    actions: req.actions,
-    commitInfo: {
-      operation: req.operation,
-      operationParameters: req.parameters,
-      isBlindAppend: false,
-      operationMetrics: req.metrics,
+  const result = await commit(
+    ctx,
+    t,
+    {
+      commitInfo: {
+        operation: req.operation,
+        operationParameters: req.parameters,
+        isBlindAppend: false,
+        operationMetrics: req.metrics,
+      },
+      readSet: req.readSet,
     },
-    isolationLevel: isolationLevelOf(t.snapshot.metadata.configuration),
-    readSet: req.readSet,
-    clock: ctx.clock,
-    rowTracking: target.rowTracking,
-    readRowIdHighWaterMark: target.hwm,
-  });
+    req.actions,
+  );
   ctx.logger.info("rows changed", {
     table: target.tableName,
     tableId: t.entry.tableId,

@@ -30,7 +30,7 @@
  * 7. Commit `MERGE` with Spark's parameters and metrics; nothing to commit when nothing changed.
  */
 import * as arrow from "apache-arrow";
-import type { ReadSet } from "../commit/conflicts.ts";
+import { READ_WHOLE_TABLE, type ReadSet } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import { arrowValues } from "../data/json-rows.ts";
 import { combineChunks, concatTables, takeRows } from "../data/kernels.ts";
@@ -223,7 +223,7 @@ export async function mergeInto(
     numTargetDeletionVectorsUpdated: dv.updated,
   });
   const readSet: ReadSet = readsAll
-    ? { readWholeTable: true, readFilePaths: new Set() }
+    ? READ_WHOLE_TABLE
     : {
         readWholeTable: false,
         readFilePaths: new Set(candidates.map((f) => f.path)),

@@ -31,7 +31,6 @@
  * Arrow data, several times its Parquet size.
  */
 import type * as arrow from "apache-arrow";
-import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
 import { concatTables, filterTable, takeRows } from "../data/kernels.ts";
 import { type Action, type AddFile, numRecordsOf } from "../delta/actions.ts";
@@ -45,7 +44,7 @@ import { badRequest } from "../errors.ts";
 import { expressionSql, referencedColumns, scopeOf } from "../expr/analyze.ts";
 import type { Expr } from "../expr/ast.ts";
 import { evaluateScalar } from "../expr/evaluate.ts";
-import { isolationLevelOf } from "./append.ts";
+import { commit } from "./commit.ts";
 import { analyzeCondition, type DmlTarget, elapsed, partitionDecider } from "./dml-common.ts";
 import { displayName, openTable, type TableRef } from "./open-table.ts";
 import { readFileRows } from "./read-files.ts";
@@ -281,27 +280,20 @@ export async function optimizeTable(
   };
   if (removed.length === 0) return { ...base, version: t.snapshot.version, committed: false };
   operationMetrics.executionTimeMs = String(elapsed(started));
-  const result = await commitTransaction({
-    store: ctx.store,
-    arbiter: ctx.arbiter,
-    tableId: t.entry.tableId,
-    tableRoot: t.entry.location,
-    tableName,
-    readVersion: t.snapshot.version,
-    previousTimestamp: t.snapshot.timestamp,
-    actions,
-    commitInfo: {
-      operation: req.purge ? "REORG" : "OPTIMIZE",
-      operationParameters: parameters,
-      isBlindAppend: false,
-      operationMetrics,
+  const result = await commit(
+    ctx,
+    t,
+    {
+      commitInfo: {
+        operation: req.purge ? "REORG" : "OPTIMIZE",
+        operationParameters: parameters,
+        isBlindAppend: false,
+        operationMetrics,
+      },
+      readSet: { readWholeTable: false, readFilePaths: new Set(removed.map((f) => f.path)) },
     },
-    isolationLevel: isolationLevelOf(t.snapshot.metadata.configuration),
-    readSet: { readWholeTable: false, readFilePaths: new Set(removed.map((f) => f.path)) },
-    clock: ctx.clock,
-    rowTracking,
-    readRowIdHighWaterMark: target.hwm,
-  });
+    actions,
+  );
   ctx.logger.info("optimized", {
     table: tableName,
     tableId: t.entry.tableId,

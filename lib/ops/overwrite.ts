@@ -12,6 +12,7 @@
  *    metrics. The read set is the whole table, or for a dynamic overwrite the replaced
  *    partitions, so a concurrent write into what is being replaced fails the commit.
  */
+import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
@@ -79,7 +80,7 @@ export async function overwriteRows(
           readFilePaths: new Set(victims.map((f) => f.path)),
           readPredicate: (f) => touched.has(keyOf(f)),
         }
-      : { readWholeTable: true, readFilePaths: new Set() },
+      : READ_WHOLE_TABLE,
     logMessage: dynamic ? "partitions overwritten" : "table overwritten",
   });
 }

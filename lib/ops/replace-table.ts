@@ -21,7 +21,7 @@
  */
 import { authorizeCreateTable, findTable } from "../auth/authorize.ts";
 import { tableAlreadyExists, tableNotFound } from "../catalog/catalog-store.ts";
-import { commitTransaction } from "../commit/transaction.ts";
+import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Metadata } from "../delta/actions.ts";
 import {
@@ -34,7 +34,7 @@ import {
 import { serializeSchema } from "../delta/schema.ts";
 import { newTableProfile } from "../delta/table-profile.ts";
 import { badRequest } from "../errors.ts";
-import { isolationLevelOf } from "./append.ts";
+import { commit } from "./commit.ts";
 import {
   assertDeltaFormat,
   buildSchema,
@@ -219,33 +219,28 @@ export async function createOrReplaceTable(
       numRemovedBytes: String(bytesOf(old.files)),
     });
   }
-  const result = await commitTransaction({
-    store: ctx.store,
-    arbiter: ctx.arbiter,
-    tableId: t.entry.tableId,
-    tableRoot: t.entry.location,
-    tableName,
-    readVersion: old.version,
-    previousTimestamp: old.timestamp,
-    actions,
-    commitInfo: {
-      operation,
-      operationParameters: {
-        partitionBy: JSON.stringify(partitionColumns),
-        clusterBy: "[]",
-        description: req.comment ?? null,
-        isManaged: "true",
-        properties: JSON.stringify(configuration),
+  const result = await commit(
+    ctx,
+    t,
+    {
+      commitInfo: {
+        operation,
+        operationParameters: {
+          partitionBy: JSON.stringify(partitionColumns),
+          clusterBy: "[]",
+          description: req.comment ?? null,
+          isManaged: "true",
+          properties: JSON.stringify(configuration),
+        },
+        isBlindAppend: false,
+        operationMetrics: metrics,
       },
-      isBlindAppend: false,
-      operationMetrics: metrics,
+      readSet: READ_WHOLE_TABLE,
     },
-    readSet: { readWholeTable: true, readFilePaths: new Set() },
-    isolationLevel: isolationLevelOf(old.metadata.configuration),
-    clock: ctx.clock,
-    rowTracking,
-    readRowIdHighWaterMark: hwm,
-  });
+    actions,
+    // Row ids follow the new definition's protocol and properties; isolation the old table's.
+    { rowTracking },
+  );
   ctx.logger.info("table replaced", {
     table: tableName,
     tableId: t.entry.tableId,

@@ -22,7 +22,9 @@
  * 5. Write the new files, mark the matches deleted (file removal or deletion vectors), and commit
  *    one `WRITE` (mode Overwrite, `replaceUsingCols` or `replaceOnCond`) that read the whole table.
  */
+
 import * as arrow from "apache-arrow";
+import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import { arrowValues } from "../data/json-rows.ts";
 import { combineChunks, takeRows } from "../data/kernels.ts";
@@ -153,7 +155,7 @@ export async function replaceUsing(
     actions,
     parameters,
     metrics: selectiveOverwriteMetrics(written.metrics, deleted.metrics),
-    readSet: { readWholeTable: true, readFilePaths: new Set() },
+    readSet: READ_WHOLE_TABLE,
     logMessage: opts.using !== undefined ? "rows replaced using" : "rows replaced on",
   });
 }

@@ -16,19 +16,19 @@
  * 5. Commit one `RESTORE` (parameters version/timestamp, Spark's metrics) that read the whole
  *    table, so any concurrent commit fails it.
  */
-import { commitTransaction } from "../commit/transaction.ts";
+import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, AddFile, DomainMetadata, Metadata } from "../delta/actions.ts";
 import { COLUMN_MAPPING_MAX_ID_KEY, configuredMaxColumnId } from "../delta/column-mapping.ts";
 import { dvFileKey } from "../delta/deletion-vectors.ts";
 import { logicalFileKey, parseTimestamp, type Snapshot } from "../delta/snapshot.ts";
 import { badRequest, SiltError } from "../errors.ts";
-import { isolationLevelOf } from "./append.ts";
+import { commit } from "./commit.ts";
 import { displayName, openTable, readSnapshot, type TableRef } from "./open-table.ts";
 import { fileKey } from "./read-files.ts";
 import { removeOf } from "./row-deletes.ts";
 import { bytesOf, protocolUnion } from "./write-commit.ts";
-import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
+import { checkWriteProtocol } from "./write-protocol.ts";
 
 export interface RestoreRequest {
   version?: number;
@@ -66,7 +66,7 @@ export async function restoreTable(
   const t = await openTable(ctx, name, { defaults: req.defaults, access: "write" });
   const tableName = displayName(t.name);
   const latest = t.snapshot;
-  const rowTracking = checkWriteProtocol(latest.protocol, latest.metadata);
+  checkWriteProtocol(latest.protocol, latest.metadata);
   const source = await snapshotToRestore(ctx, t.entry, req, latest);
 
   const inLatest = new Map(latest.files.map((f) => [logicalFileKey(f), f]));
@@ -94,30 +94,25 @@ export async function restoreTable(
     removedFilesSize: bytesOf(toRemove),
     restoredFilesSize: bytesOf(toAdd),
   };
-  const result = await commitTransaction({
-    store: ctx.store,
-    arbiter: ctx.arbiter,
-    tableId: t.entry.tableId,
-    tableRoot: t.entry.location,
-    tableName,
-    readVersion: latest.version,
-    previousTimestamp: latest.timestamp,
-    actions,
-    commitInfo: {
-      operation: "RESTORE",
-      operationParameters: {
-        version: req.version ?? null,
-        timestamp: req.timestamp === undefined ? null : javaTimestamp(req.timestamp),
+  const result = await commit(
+    ctx,
+    t,
+    {
+      commitInfo: {
+        operation: "RESTORE",
+        operationParameters: {
+          version: req.version ?? null,
+          timestamp: req.timestamp === undefined ? null : javaTimestamp(req.timestamp),
+        },
+        isBlindAppend: false,
+        operationMetrics: Object.fromEntries(
+          Object.entries(metrics).map(([k, v]) => [k, String(v)]),
+        ),
       },
-      isBlindAppend: false,
-      operationMetrics: Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, String(v)])),
+      readSet: READ_WHOLE_TABLE,
     },
-    readSet: { readWholeTable: true, readFilePaths: new Set() },
-    isolationLevel: isolationLevelOf(latest.metadata.configuration),
-    clock: ctx.clock,
-    rowTracking,
-    readRowIdHighWaterMark: rowTracking ? rowTrackingHighWaterMark(latest) : undefined,
-  });
+    actions,
+  );
   ctx.logger.info("table restored", {
     table: tableName,
     tableId: t.entry.tableId,

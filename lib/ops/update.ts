@@ -17,7 +17,9 @@
  * 5. Commit `UPDATE` with Spark's `predicate` parameter and metrics; when no row matched there is
  *    nothing to commit and the table keeps its version, as in Delta.
  */
+
 import type * as arrow from "apache-arrow";
+import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import { concatTables } from "../data/kernels.ts";
 import type { Action } from "../delta/actions.ts";
@@ -206,7 +208,7 @@ export async function updateRows(
     metrics,
     readSet:
       predicate === undefined
-        ? { readWholeTable: true, readFilePaths: new Set() }
+        ? READ_WHOLE_TABLE
         : {
             readWholeTable: false,
             readFilePaths: new Set(candidates.map((f) => f.path)),

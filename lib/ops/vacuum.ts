@@ -26,7 +26,6 @@
  *    deletion commits `VACUUM END` with status FAILED and rethrows.
  */
 import { EMPTY_READ_SET } from "../commit/conflicts.ts";
-import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
 import type { AddFile, RemoveFile } from "../delta/actions.ts";
 import { LOG_DIR, STAGED_DIR } from "../delta/actions.ts";
@@ -34,6 +33,7 @@ import { dvFileKey } from "../delta/deletion-vectors.ts";
 import { deletedFileRetentionMs } from "../delta/table-config.ts";
 import { badRequest } from "../errors.ts";
 import type { ObjectInfo } from "../storage/object-store.ts";
+import { commit } from "./commit.ts";
 import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
 import { fileKey } from "./read-files.ts";
 import { checkWriteProtocol } from "./write-protocol.ts";
@@ -299,24 +299,23 @@ async function commitMarker(
   parameters: Record<string, unknown>,
   metrics: Record<string, string>,
 ): Promise<number> {
-  const result = await commitTransaction({
-    store: ctx.store,
-    arbiter: ctx.arbiter,
-    tableId: t.entry.tableId,
-    tableRoot: t.entry.location,
-    tableName: displayName(t.name),
-    readVersion,
-    previousTimestamp: readVersion === t.snapshot.version ? t.snapshot.timestamp : undefined,
-    actions: [],
-    commitInfo: {
-      operation,
-      operationParameters: parameters,
-      isBlindAppend: false,
-      operationMetrics: metrics,
+  const result = await commit(
+    ctx,
+    t,
+    {
+      commitInfo: {
+        operation,
+        operationParameters: parameters,
+        isBlindAppend: false,
+        operationMetrics: metrics,
+      },
+      // Markers read nothing, so no concurrent commit can conflict with them.
+      readSet: EMPTY_READ_SET,
     },
-    // Markers read nothing, so no concurrent commit can conflict with them.
-    readSet: EMPTY_READ_SET,
-    clock: ctx.clock,
-  });
+    [],
+    // Markers carry no files: they have always been recorded as Serializable and without the
+    // row-tracking tag, whatever the table's settings.
+    { readVersion, isolationLevel: "Serializable", rowTracking: false },
+  );
   return result.version;
 }

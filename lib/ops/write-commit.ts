@@ -14,11 +14,10 @@
 import type * as arrow from "apache-arrow";
 import type { TableAccess } from "../auth/authorize.ts";
 import type { ReadSet } from "../commit/conflicts.ts";
-import { commitTransaction } from "../commit/transaction.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Protocol } from "../delta/actions.ts";
 import type { StructField } from "../delta/schema.ts";
-import { isolationLevelOf } from "./append.ts";
+import { commit } from "./commit.ts";
 import { type InputRows, toTableRows } from "./input-rows.ts";
 import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
 import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
@@ -95,31 +94,24 @@ export async function commitOverwrite(
   if (!req.actions.some((a) => "add" in a || "remove" in a)) {
     return { version: t.snapshot.version, committed: false, metrics: req.metrics };
   }
-  const result = await commitTransaction({
-    store: ctx.store,
-    arbiter: ctx.arbiter,
-    tableId: t.entry.tableId,
-    tableRoot: t.entry.location,
-    tableName: target.tableName,
-    readVersion: t.snapshot.version,
-    previousTimestamp: t.snapshot.timestamp,
-    actions: req.actions,
-    commitInfo: {
-      operation: "WRITE",
-      operationParameters: {
-        mode: "Overwrite",
-        partitionBy: JSON.stringify(t.snapshot.metadata.partitionColumns),
-        ...req.parameters,
+  const result = await commit(
+    ctx,
+    t,
+    {
+      commitInfo: {
+        operation: "WRITE",
+        operationParameters: {
+          mode: "Overwrite",
+          partitionBy: JSON.stringify(t.snapshot.metadata.partitionColumns),
+          ...req.parameters,
+        },
+        isBlindAppend: false,
+        operationMetrics: req.metrics,
       },
-      isBlindAppend: false,
-      operationMetrics: req.metrics,
+      readSet: req.readSet,
     },
-    readSet: req.readSet,
-    isolationLevel: isolationLevelOf(t.snapshot.metadata.configuration),
-    clock: ctx.clock,
-    rowTracking: target.rowTracking,
-    readRowIdHighWaterMark: target.hwm,
-  });
+    req.actions,
+  );
   ctx.logger.info(req.logMessage, {
     table: target.tableName,
     tableId: t.entry.tableId,

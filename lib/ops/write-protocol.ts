@@ -34,6 +34,11 @@ export function checkWriteProtocol(protocol: Protocol, metadata: Metadata): bool
   }
   const missing = (protocol.writerFeatures ?? []).filter((f) => !SUPPORTED_WRITER_FEATURES.has(f));
   if (missing.length > 0) throw unsupportedFeature(missing, true);
+  return rowTrackingEnabled(protocol, metadata);
+}
+
+/** Whether new files get row ids: the table has `rowTracking` and has not suspended it. */
+export function rowTrackingEnabled(protocol: Protocol, metadata: Metadata): boolean {
   return (
     (protocol.writerFeatures ?? []).includes("rowTracking") &&
     metadata.configuration["delta.rowTrackingSuspended"] !== "true"

@@ -1,0 +1,104 @@
+/**
+ * The commit builder every operation commits through, the way delta-rs's CommitBuilder takes a
+ * snapshot reference: the opened table supplies everything the commit loop
+ * (lib/commit/transaction.ts) needs besides the operation and its actions.
+ *
+ * 1. From the context: object store, arbiter, clock.
+ * 2. From the opened table: table id, root and display name; the read version (the snapshot's,
+ *    unless the operation read a later one it committed itself, as VACUUM END does) and, when it
+ *    is the snapshot's, the snapshot's in-commit timestamp; the isolation level
+ *    (`delta.isolationLevel`); whether the table tracks rows and the row-id high-water mark it
+ *    built on.
+ * 3. An operation whose commit leaves the table with other properties or protocol (ALTER, REPLACE)
+ *    says so through the options.
+ * 4. Creating a table (`commitNewTable`) has no snapshot: read version -1, high-water mark -1.
+ */
+import type { TableEntry } from "../catalog/catalog-store.ts";
+import type { QualifiedName } from "../catalog/names.ts";
+import type { IsolationLevel } from "../commit/conflicts.ts";
+import {
+  type CommitHooks,
+  type CommitRequest,
+  type CommitResult,
+  commitTransaction,
+} from "../commit/transaction.ts";
+import type { SiltContext } from "../context.ts";
+import type { Action } from "../delta/actions.ts";
+import { isolationLevelOf } from "../delta/table-config.ts";
+import { displayName, type OpenTable } from "./open-table.ts";
+import { rowTrackingEnabled, rowTrackingHighWaterMark } from "./write-protocol.ts";
+
+/** What the operation is (commitInfo) and what it read (the conflict read set). */
+export type CommitOperation = Pick<CommitRequest, "commitInfo" | "readSet">;
+
+export interface CommitOptions {
+  /** The version the actions were computed from when it is not the snapshot's. */
+  readVersion?: number;
+  /** Default: the snapshot's `delta.isolationLevel`. */
+  isolationLevel?: IsolationLevel;
+  /** Default: whether the snapshot tracks rows. */
+  rowTracking?: boolean;
+  maxAttempts?: number;
+  backoff?: CommitRequest["backoff"];
+  hooks?: CommitHooks;
+}
+
+/** Commits `actions` on the table `t` was opened at (module comment, steps 1–3). */
+export function commit(
+  ctx: SiltContext,
+  t: OpenTable,
+  operation: CommitOperation,
+  actions: Action[],
+  opts: CommitOptions = {},
+): Promise<CommitResult> {
+  const { snapshot } = t;
+  const readVersion = opts.readVersion ?? snapshot.version;
+  const rowTracking = opts.rowTracking ?? rowTrackingEnabled(snapshot.protocol, snapshot.metadata);
+  return commitTransaction({
+    ...loopOptions(ctx, opts),
+    tableId: t.entry.tableId,
+    tableRoot: t.entry.location,
+    tableName: displayName(t.name),
+    readVersion,
+    previousTimestamp: readVersion === snapshot.version ? snapshot.timestamp : undefined,
+    actions,
+    commitInfo: operation.commitInfo,
+    readSet: operation.readSet,
+    isolationLevel: opts.isolationLevel ?? isolationLevelOf(snapshot.metadata.configuration),
+    rowTracking,
+    readRowIdHighWaterMark: rowTracking ? rowTrackingHighWaterMark(snapshot) : undefined,
+  });
+}
+
+/** Commits version 0 of a table the catalog has reserved (module comment, step 4). */
+export function commitNewTable(
+  ctx: SiltContext,
+  table: { name: QualifiedName; entry: TableEntry },
+  operation: CommitOperation,
+  actions: Action[],
+  opts: Omit<CommitOptions, "readVersion" | "isolationLevel"> & { rowTracking: boolean },
+): Promise<CommitResult> {
+  return commitTransaction({
+    ...loopOptions(ctx, opts),
+    tableId: table.entry.tableId,
+    tableRoot: table.entry.location,
+    tableName: displayName(table.name),
+    readVersion: -1,
+    actions,
+    commitInfo: operation.commitInfo,
+    readSet: operation.readSet,
+    rowTracking: opts.rowTracking,
+    readRowIdHighWaterMark: -1,
+  });
+}
+
+function loopOptions(ctx: SiltContext, opts: CommitOptions) {
+  return {
+    store: ctx.store,
+    arbiter: ctx.arbiter,
+    clock: ctx.clock,
+    maxAttempts: opts.maxAttempts,
+    backoff: opts.backoff,
+    hooks: opts.hooks,
+  };
+}
