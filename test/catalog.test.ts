@@ -1,16 +1,5 @@
-import {
-  type DynamoDBClient,
-  PutItemCommand,
-  QueryCommand,
-  ScanCommand,
-} from "@aws-sdk/client-dynamodb";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  Catalog,
-  DEFAULT_STALE_AFTER_MS,
-  ensureCatalogTable,
-  type TableEntry,
-} from "../lib/catalog/catalog-store.ts";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
+import { Catalog, DEFAULT_STALE_AFTER_MS, type TableEntry } from "../lib/catalog/catalog-store.ts";
 import {
   MAX_NAME_LENGTH,
   normalizeName,
@@ -18,68 +7,45 @@ import {
   splitNameParts,
 } from "../lib/catalog/names.ts";
 import { SiltError } from "../lib/errors.ts";
-import { type DynamoHandle, startDynamo } from "./helpers/dynamo-emulator.ts";
+import { CATALOG_TABLE_KEYS, type ItemStore } from "../lib/kv/item-store.ts";
+import { hookedItemStore, itemStoreBackends, type StoreCall } from "./helpers/item-stores.ts";
 
-let dynamo: DynamoHandle;
-let tableCounter = 0;
-
-beforeAll(async () => {
-  dynamo = await startDynamo();
-});
+const backends = itemStoreBackends();
 
 afterAll(async () => {
-  await dynamo?.close();
+  for (const backend of backends) await backend.close();
 });
 
-/** A fresh DynamoDB table per test, with a clock the test moves by hand. */
+/** A fresh catalog table per test, with a clock the test moves by hand. */
 interface Env {
   catalog: Catalog;
-  tableName: string;
+  items: ItemStore;
   clock: { now: number };
-  make(client?: DynamoDBClient): Catalog;
+  make(items?: ItemStore, options?: { queryPageSize?: number }): Catalog;
   itemCount(): Promise<number>;
 }
 
-async function newEnv(): Promise<Env> {
-  const tableName = dynamo.tableName(`silt-catalog-${++tableCounter}`);
-  await ensureCatalogTable(dynamo.client, tableName);
+async function newEnv(backend: (typeof backends)[number]): Promise<Env> {
+  const table = await backend.table("silt-catalog", CATALOG_TABLE_KEYS);
   const clock = { now: 1_700_000_000_000 };
-  const make = (client: DynamoDBClient = dynamo.client) =>
-    new Catalog(client, tableName, { clock: () => clock.now });
+  const make = (items: ItemStore = table.store, options: { queryPageSize?: number } = {}) =>
+    new Catalog(items, { clock: () => clock.now, ...options });
   return {
     catalog: make(),
-    tableName,
+    items: table.store,
     clock,
     make,
-    async itemCount() {
-      let count = 0;
-      let startKey: Record<string, never> | undefined;
-      do {
-        const page = await dynamo.client.send(
-          new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey }),
-        );
-        count += page.Count ?? 0;
-        startKey = page.LastEvaluatedKey as typeof startKey;
-      } while (startKey !== undefined);
-      return count;
-    },
+    itemCount: () => table.itemCount(),
   };
 }
 
-/** A client that runs `hook` (once) before the first command `matches` accepts. */
-function hookedClient(
-  matches: (command: unknown) => boolean,
+/** The catalog table, running `hook` (once) before the first store call `matches` accepts. */
+function hookedItems(
+  env: Env,
+  matches: (call: StoreCall) => boolean,
   hook: () => Promise<void>,
-): DynamoDBClient {
-  let fired = false;
-  const send = async (command: never) => {
-    if (!fired && matches(command)) {
-      fired = true;
-      await hook();
-    }
-    return dynamo.client.send(command);
-  };
-  return { send } as unknown as DynamoDBClient;
+): ItemStore {
+  return hookedItemStore(env.items, matches, hook);
 }
 
 const owner = { owner: "alice@example.com" };
@@ -203,12 +169,12 @@ describe("names", () => {
   });
 });
 
-describe("Catalog", () => {
+describe.each(backends)("Catalog on $name", (backend) => {
   let env: Env;
   let catalog: Catalog;
 
   beforeEach(async () => {
-    env = await newEnv();
+    env = await newEnv(backend);
     catalog = env.catalog;
   });
 
@@ -593,8 +559,9 @@ describe("Catalog", () => {
     it("undoes a create whose schema was dropped while it was being written", async () => {
       // Between the table item and the id-index write, another session drops the schema.
       const creator = env.make(
-        hookedClient(
-          (cmd) => cmd instanceof PutItemCommand && JSON.stringify(cmd.input).includes("TABLEID#"),
+        hookedItems(
+          env,
+          (call) => call.op === "put" && call.item.pk?.S?.startsWith("TABLEID#") === true,
           async () => {
             const removed = await env.make().dropSchema("inv", "stock", { cascade: true });
             expect(removed.map((t) => t.state)).toEqual(["CREATING"]);
@@ -612,8 +579,9 @@ describe("Catalog", () => {
     it("keeps a parent whose dropper crashed usable after the window", async () => {
       // The dropper dies right after marking the schema, before listing its tables.
       const dropper = env.make(
-        hookedClient(
-          (cmd) => cmd instanceof QueryCommand,
+        hookedItems(
+          env,
+          (call) => call.op === "query",
           async () => {
             throw new Error("simulated crash");
           },
@@ -635,10 +603,7 @@ describe("Catalog", () => {
     });
 
     it("lists past DynamoDB page boundaries", async () => {
-      const paged = new Catalog(dynamo.client, env.tableName, {
-        clock: () => env.clock.now,
-        queryPageSize: 2,
-      });
+      const paged = env.make(env.items, { queryPageSize: 2 });
       const names = ["g", "c", "e", "a", "f", "b", "d"];
       for (const n of names) {
         await paged.createSchema("inv", `s_${n}`, owner);

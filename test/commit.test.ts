@@ -28,26 +28,24 @@ import {
   STAGED_DIR,
 } from "../lib/delta/actions.ts";
 import { SiltError } from "../lib/errors.ts";
+import { COMMIT_TABLE_KEYS } from "../lib/kv/item-store.ts";
 import { LocalObjectStore } from "../lib/storage/local-store.ts";
 import { listAll } from "../lib/storage/object-store.ts";
-import { type DynamoHandle, startDynamo } from "./helpers/dynamo-emulator.ts";
+import { itemStoreBackends } from "./helpers/item-stores.ts";
 
-let dynamo: DynamoHandle;
+// The arbiter's and the transaction's tests run once on DynamoDB and once on the in-memory store.
+const backends = itemStoreBackends();
 let arbiter: CommitArbiter;
 let dir: string;
 let store: LocalObjectStore;
 
 beforeAll(async () => {
-  dynamo = await startDynamo();
-  const tableName = dynamo.tableName("silt-commits");
-  await ensureCommitTable(dynamo.client, tableName);
-  arbiter = new CommitArbiter({ client: dynamo.client, tableName });
   dir = await mkdtemp(path.join(tmpdir(), "silt-commit-"));
   store = new LocalObjectStore(dir);
 });
 
 afterAll(async () => {
-  await dynamo?.close();
+  for (const backend of backends) await backend.close();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
@@ -187,8 +185,9 @@ const once = (fn: () => Promise<unknown>) => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe("CommitArbiter", () => {
-  it("ensureCommitTable is idempotent and safe to race", async () => {
+describe("ensureCommitTable", () => {
+  it("is idempotent and safe to race", async () => {
+    const dynamo = await backends[0].dynamo();
     const name = dynamo.tableName("silt-commits-race");
     await Promise.all([
       ensureCommitTable(dynamo.client, name),
@@ -196,528 +195,539 @@ describe("CommitArbiter", () => {
     ]);
     await ensureCommitTable(dynamo.client, name);
   });
-
-  it("lets exactly one of 20 concurrent writers ratify a version", async () => {
-    const tableId = randomUUID();
-    const entries = Array.from({ length: 20 }, (_, i) => ({
-      tableId,
-      version: 7,
-      stagedKey: `staged/${i}`,
-      inCommitTimestamp: 1000 + i,
-      txnId: `txn-${i}`,
-      operation: "WRITE",
-    }));
-    const results = await Promise.all(entries.map((e) => arbiter.ratify(e)));
-    expect(results.filter(Boolean)).toHaveLength(1);
-    const winner = entries[results.indexOf(true)];
-    const latest = await arbiter.latest(tableId);
-    expect(latest).toMatchObject({ ...winner, published: false });
-    expect(await arbiter.ratify({ ...winner, txnId: "late" })).toBe(false);
-  });
-
-  it("answers latest, range, tail and unpublished from the rows", async () => {
-    const tableId = randomUUID();
-    expect(await arbiter.latest(tableId)).toBeUndefined();
-    expect(await catalogView(arbiter, tableId)).toEqual({ latestRatified: -1, ratified: [] });
-    for (let v = 0; v < 40; v++) {
-      const entry = {
-        tableId,
-        version: v,
-        stagedKey: `k${v}`,
-        inCommitTimestamp: 100 + v,
-        txnId: `t${v}`,
-        operation: "WRITE",
-      };
-      expect(await arbiter.ratify(entry)).toBe(true);
-      if (v < 35) await arbiter.markPublished(tableId, v);
-    }
-    expect((await arbiter.latest(tableId))?.version).toBe(39);
-    expect((await arbiter.range(tableId, 3, 6)).map((r) => r.version)).toEqual([3, 4, 5, 6]);
-    expect((await arbiter.range(tableId, 37)).map((r) => r.version)).toEqual([37, 38, 39]);
-    expect(await arbiter.range(tableId, 5, 4)).toEqual([]);
-    expect((await arbiter.unpublished(tableId)).map((r) => r.version)).toEqual([
-      35, 36, 37, 38, 39,
-    ]);
-    const view = await catalogView(arbiter, tableId);
-    expect(view.latestRatified).toBe(39);
-    expect(view.ratified[0]).toEqual({ version: 35, key: "k35", inCommitTimestamp: 135 });
-    await arbiter.markPublished(tableId, 35);
-    await arbiter.markPublished(tableId, 35);
-    expect((await arbiter.unpublished(tableId)).map((r) => r.version)).toEqual([36, 37, 38, 39]);
-  });
-
-  it("refuses to mark a version published that was never ratified", async () => {
-    const err = await expectSiltError(
-      arbiter.markPublished(randomUUID(), 3),
-      "SILT_COMMIT_NOT_RATIFIED",
-    );
-    expect(err.status).toBe(500);
-  });
 });
 
-describe("commitTransaction", () => {
-  it("writes commitInfo first, in Spark's key order, with ICT, engineInfo and txnId", async () => {
-    const t = newTable();
-    const clock = () => 1_000;
-    const v0 = await create(t, { clock });
-    expect(v0).toMatchObject({
-      version: 0,
-      inCommitTimestamp: 1_000,
-      attempts: 1,
-      published: true,
+describe.each(backends)("on $name", (backend) => {
+  beforeAll(async () => {
+    const table = await backend.table("silt-commits", COMMIT_TABLE_KEYS);
+    arbiter = new CommitArbiter({ items: table.store });
+  });
+
+  describe("CommitArbiter", () => {
+    it("lets exactly one of 20 concurrent writers ratify a version", async () => {
+      const tableId = randomUUID();
+      const entries = Array.from({ length: 20 }, (_, i) => ({
+        tableId,
+        version: 7,
+        stagedKey: `staged/${i}`,
+        inCommitTimestamp: 1000 + i,
+        txnId: `txn-${i}`,
+        operation: "WRITE",
+      }));
+      const results = await Promise.all(entries.map((e) => arbiter.ratify(e)));
+      expect(results.filter(Boolean)).toHaveLength(1);
+      const winner = entries[results.indexOf(true)];
+      const latest = await arbiter.latest(tableId);
+      expect(latest).toMatchObject({ ...winner, published: false });
+      expect(await arbiter.ratify({ ...winner, txnId: "late" })).toBe(false);
     });
-    const v1 = await commit(t, {
-      readVersion: 0,
-      actions: [add("a.parquet")],
-      commitInfo: { ...APPEND, operationMetrics: { numFiles: "1" }, userMetadata: "hello" },
-      clock,
+
+    it("answers latest, range, tail and unpublished from the rows", async () => {
+      const tableId = randomUUID();
+      expect(await arbiter.latest(tableId)).toBeUndefined();
+      expect(await catalogView(arbiter, tableId)).toEqual({ latestRatified: -1, ratified: [] });
+      for (let v = 0; v < 40; v++) {
+        const entry = {
+          tableId,
+          version: v,
+          stagedKey: `k${v}`,
+          inCommitTimestamp: 100 + v,
+          txnId: `t${v}`,
+          operation: "WRITE",
+        };
+        expect(await arbiter.ratify(entry)).toBe(true);
+        if (v < 35) await arbiter.markPublished(tableId, v);
+      }
+      expect((await arbiter.latest(tableId))?.version).toBe(39);
+      expect((await arbiter.range(tableId, 3, 6)).map((r) => r.version)).toEqual([3, 4, 5, 6]);
+      expect((await arbiter.range(tableId, 37)).map((r) => r.version)).toEqual([37, 38, 39]);
+      expect(await arbiter.range(tableId, 5, 4)).toEqual([]);
+      expect((await arbiter.unpublished(tableId)).map((r) => r.version)).toEqual([
+        35, 36, 37, 38, 39,
+      ]);
+      const view = await catalogView(arbiter, tableId);
+      expect(view.latestRatified).toBe(39);
+      expect(view.ratified[0]).toEqual({ version: 35, key: "k35", inCommitTimestamp: 135 });
+      await arbiter.markPublished(tableId, 35);
+      await arbiter.markPublished(tableId, 35);
+      expect((await arbiter.unpublished(tableId)).map((r) => r.version)).toEqual([36, 37, 38, 39]);
     });
-    expect(v1.inCommitTimestamp).toBe(1_001);
-    const log = await publishedLog(t);
-    expect([...log.keys()]).toEqual([0, 1]);
-    const ci0 = commitInfoOf(parseActions(log.get(0)!.text));
-    expect(Object.keys(ci0)).toEqual([
-      "inCommitTimestamp",
-      "timestamp",
-      "operation",
-      "operationParameters",
-      "isolationLevel",
-      "isBlindAppend",
-      "operationMetrics",
-      "engineInfo",
-      "txnId",
-    ]);
-    expect(
-      log.get(1)!.text.startsWith('{"commitInfo":{"inCommitTimestamp":1001,"timestamp":1001,'),
-    ).toBe(true);
-    const ci1 = commitInfoOf(parseActions(log.get(1)!.text));
-    expect(Object.keys(ci1)).toEqual([
-      "inCommitTimestamp",
-      "timestamp",
-      "operation",
-      "operationParameters",
-      "readVersion",
-      "isolationLevel",
-      "isBlindAppend",
-      "operationMetrics",
-      "userMetadata",
-      "engineInfo",
-      "txnId",
-    ]);
-    expect(ci1).toMatchObject({
-      readVersion: 0,
-      isolationLevel: "Serializable",
-      isBlindAppend: true,
-      engineInfo: ENGINE_INFO,
-      txnId: v1.txnId,
-    });
-    const row = await arbiter.latest(t.tableId);
-    expect(row).toMatchObject({
-      version: 1,
-      inCommitTimestamp: 1_001,
-      txnId: v1.txnId,
-      published: true,
+
+    it("refuses to mark a version published that was never ratified", async () => {
+      const err = await expectSiltError(
+        arbiter.markPublished(randomUUID(), 3),
+        "SILT_COMMIT_NOT_RATIFIED",
+      );
+      expect(err.status).toBe(500);
     });
   });
 
-  it("keeps engineInfo in step with package.json", async () => {
-    const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
-    expect(ENGINE_INFO).toBe(`Silt/${pkg.version}`);
-  });
+  describe("commitTransaction", () => {
+    it("writes commitInfo first, in Spark's key order, with ICT, engineInfo and txnId", async () => {
+      const t = newTable();
+      const clock = () => 1_000;
+      const v0 = await create(t, { clock });
+      expect(v0).toMatchObject({
+        version: 0,
+        inCommitTimestamp: 1_000,
+        attempts: 1,
+        published: true,
+      });
+      const v1 = await commit(t, {
+        readVersion: 0,
+        actions: [add("a.parquet")],
+        commitInfo: { ...APPEND, operationMetrics: { numFiles: "1" }, userMetadata: "hello" },
+        clock,
+      });
+      expect(v1.inCommitTimestamp).toBe(1_001);
+      const log = await publishedLog(t);
+      expect([...log.keys()]).toEqual([0, 1]);
+      const ci0 = commitInfoOf(parseActions(log.get(0)!.text));
+      expect(Object.keys(ci0)).toEqual([
+        "inCommitTimestamp",
+        "timestamp",
+        "operation",
+        "operationParameters",
+        "isolationLevel",
+        "isBlindAppend",
+        "operationMetrics",
+        "engineInfo",
+        "txnId",
+      ]);
+      expect(
+        log.get(1)!.text.startsWith('{"commitInfo":{"inCommitTimestamp":1001,"timestamp":1001,'),
+      ).toBe(true);
+      const ci1 = commitInfoOf(parseActions(log.get(1)!.text));
+      expect(Object.keys(ci1)).toEqual([
+        "inCommitTimestamp",
+        "timestamp",
+        "operation",
+        "operationParameters",
+        "readVersion",
+        "isolationLevel",
+        "isBlindAppend",
+        "operationMetrics",
+        "userMetadata",
+        "engineInfo",
+        "txnId",
+      ]);
+      expect(ci1).toMatchObject({
+        readVersion: 0,
+        isolationLevel: "Serializable",
+        isBlindAppend: true,
+        engineInfo: ENGINE_INFO,
+        txnId: v1.txnId,
+      });
+      const row = await arbiter.latest(t.tableId);
+      expect(row).toMatchObject({
+        version: 1,
+        inCommitTimestamp: 1_001,
+        txnId: v1.txnId,
+        published: true,
+      });
+    });
 
-  it("16 concurrent appenders x 10 commits publish 160 gap-free versions, nothing lost", async () => {
-    const t = newTable();
-    const clock = () => 5_000;
-    await create(t, { clock });
-    const results: CommitResult[] = [];
-    await Promise.all(
-      Array.from({ length: 16 }, async (_, w) => {
-        let readVersion = 0;
-        for (let i = 0; i < 10; i++) {
-          const r = await commit(t, {
-            readVersion,
-            actions: [add(`part-w${w}-c${i}.parquet`)],
-            clock,
-            maxAttempts: 1_000,
-          });
-          results.push(r);
-          readVersion = r.version;
-        }
-      }),
-    );
+    it("keeps engineInfo in step with package.json", async () => {
+      const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8"));
+      expect(ENGINE_INFO).toBe(`Silt/${pkg.version}`);
+    });
 
-    expect(results.map((r) => r.version).sort((a, b) => a - b)).toEqual(
-      Array.from({ length: 160 }, (_, i) => i + 1),
-    );
-    const log = await publishedLog(t);
-    expect([...log.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 161 }, (_, i) => i));
+    it("16 concurrent appenders x 10 commits publish 160 gap-free versions, nothing lost", async () => {
+      const t = newTable();
+      const clock = () => 5_000;
+      await create(t, { clock });
+      const results: CommitResult[] = [];
+      await Promise.all(
+        Array.from({ length: 16 }, async (_, w) => {
+          let readVersion = 0;
+          for (let i = 0; i < 10; i++) {
+            const r = await commit(t, {
+              readVersion,
+              actions: [add(`part-w${w}-c${i}.parquet`)],
+              clock,
+              maxAttempts: 1_000,
+            });
+            results.push(r);
+            readVersion = r.version;
+          }
+        }),
+      );
 
-    const seenPaths: string[] = [];
-    const txnIds = new Set<string>();
-    let previousIct = -1;
-    for (let v = 0; v <= 160; v++) {
-      const actions = parseActions(log.get(v)!.text);
-      const ci = commitInfoOf(actions);
-      expect(ci.inCommitTimestamp).toBeGreaterThan(previousIct);
-      // A clock that never moves leaves the +1 floor as the only source of increase.
-      expect(ci.inCommitTimestamp).toBe(5_000 + v);
-      previousIct = ci.inCommitTimestamp!;
-      txnIds.add(ci.txnId!);
-      expect(actions.filter((a) => "commitInfo" in a)).toHaveLength(1);
-      if (v > 0) seenPaths.push(...adds(actions).map((a) => a.path));
-    }
-    expect(txnIds.size).toBe(161);
-    expect(seenPaths).toHaveLength(160);
-    expect(new Set(seenPaths)).toEqual(
-      new Set(
-        Array.from({ length: 160 }, (_, i) => `part-w${Math.floor(i / 10)}-c${i % 10}.parquet`),
-      ),
-    );
+      expect(results.map((r) => r.version).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 160 }, (_, i) => i + 1),
+      );
+      const log = await publishedLog(t);
+      expect([...log.keys()].sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 161 }, (_, i) => i),
+      );
 
-    expect(await arbiter.unpublished(t.tableId)).toEqual([]);
-    const rows = await arbiter.range(t.tableId, 0);
-    expect(rows.map((r) => r.version)).toEqual(Array.from({ length: 161 }, (_, i) => i));
-    for (const row of rows) {
-      const published = log.get(row.version)!.text;
-      expect(decode(await store.get(row.stagedKey))).toBe(published);
-      expect(commitInfoOf(parseActions(published)).txnId).toBe(row.txnId);
-    }
-  });
+      const seenPaths: string[] = [];
+      const txnIds = new Set<string>();
+      let previousIct = -1;
+      for (let v = 0; v <= 160; v++) {
+        const actions = parseActions(log.get(v)!.text);
+        const ci = commitInfoOf(actions);
+        expect(ci.inCommitTimestamp).toBeGreaterThan(previousIct);
+        // A clock that never moves leaves the +1 floor as the only source of increase.
+        expect(ci.inCommitTimestamp).toBe(5_000 + v);
+        previousIct = ci.inCommitTimestamp!;
+        txnIds.add(ci.txnId!);
+        expect(actions.filter((a) => "commitInfo" in a)).toHaveLength(1);
+        if (v > 0) seenPaths.push(...adds(actions).map((a) => a.path));
+      }
+      expect(txnIds.size).toBe(161);
+      expect(seenPaths).toHaveLength(160);
+      expect(new Set(seenPaths)).toEqual(
+        new Set(
+          Array.from({ length: 160 }, (_, i) => `part-w${Math.floor(i / 10)}-c${i % 10}.parquet`),
+        ),
+      );
 
-  it("fails DELTA_CONCURRENT_DELETE_READ when a winner removed a file it read, publishing nothing", async () => {
-    const t = newTable();
-    await create(t);
-    await commit(t, { readVersion: 0, actions: [add("a.parquet")] });
-    let logAfterWinner: Map<number, { key: string; text: string }> | undefined;
-    let winner: CommitResult | undefined;
+      expect(await arbiter.unpublished(t.tableId)).toEqual([]);
+      const rows = await arbiter.range(t.tableId, 0);
+      expect(rows.map((r) => r.version)).toEqual(Array.from({ length: 161 }, (_, i) => i));
+      for (const row of rows) {
+        const published = log.get(row.version)!.text;
+        expect(decode(await store.get(row.stagedKey))).toBe(published);
+        expect(commitInfoOf(parseActions(published)).txnId).toBe(row.txnId);
+      }
+    });
 
-    const err = await expectSiltError(
-      commit(t, {
-        readVersion: 1,
-        actions: [add("b.parquet")],
-        commitInfo: { operation: "MERGE", isBlindAppend: false },
-        readSet: { readWholeTable: false, readFilePaths: new Set(["a.parquet"]) },
+    it("fails DELTA_CONCURRENT_DELETE_READ when a winner removed a file it read, publishing nothing", async () => {
+      const t = newTable();
+      await create(t);
+      await commit(t, { readVersion: 0, actions: [add("a.parquet")] });
+      let logAfterWinner: Map<number, { key: string; text: string }> | undefined;
+      let winner: CommitResult | undefined;
+
+      const err = await expectSiltError(
+        commit(t, {
+          readVersion: 1,
+          actions: [add("b.parquet")],
+          commitInfo: { operation: "MERGE", isBlindAppend: false },
+          readSet: { readWholeTable: false, readFilePaths: new Set(["a.parquet"]) },
+          hooks: {
+            afterStage: once(async () => {
+              winner = await commit(t, {
+                readVersion: 1,
+                actions: [remove("a.parquet")],
+                commitInfo: { operation: "DELETE", isBlindAppend: false },
+                readSet: { readWholeTable: false, readFilePaths: new Set(["a.parquet"]) },
+              });
+              logAfterWinner = await publishedLog(t);
+            }),
+          },
+        }),
+        "DELTA_CONCURRENT_DELETE_READ",
+      );
+      expect(err.status).toBe(409);
+      expect(err.sqlstate).toBe("2D521");
+      expect(err.message).toBe(
+        `Transaction conflict detected. A concurrent DELETE deleted data from table ${t.tableId} ` +
+          "committed at version 2 that this transaction read. Please try the operation again.",
+      );
+      expect(winner?.version).toBe(2);
+      expect(await publishedLog(t)).toEqual(logAfterWinner);
+      expect([...(logAfterWinner ?? new Map()).keys()]).toEqual([0, 1, 2]);
+      expect((await arbiter.latest(t.tableId))?.version).toBe(2);
+      // The loser's staged file stays behind for VACUUM; no reader looks at it.
+      expect(await stagedFiles(t)).toHaveLength(4);
+    });
+
+    it("fails DELTA_METADATA_CHANGED on a concurrent metadata change, racing or already behind", async () => {
+      const t = newTable();
+      await create(t);
+      const setProps = (readVersion: number) =>
+        commit(t, {
+          readVersion,
+          actions: [metadata({ "delta.appendOnly": "false" })],
+          commitInfo: { operation: "SET TBLPROPERTIES", isBlindAppend: false },
+          readSet: EMPTY_READ_SET,
+        });
+
+      const raced = await expectSiltError(
+        commit(t, {
+          readVersion: 0,
+          actions: [add("x.parquet")],
+          hooks: { afterStage: once(() => setProps(0)) },
+        }),
+        "DELTA_METADATA_CHANGED",
+      );
+      expect(raced.status).toBe(409);
+      expect(raced.sqlstate).toBe("2D521");
+      expect(raced.message).toMatch(
+        new RegExp(
+          `^MetadataChangedException: The metadata of the Delta table ${t.tableId} has been changed ` +
+            "by a concurrent update\\. Please try the operation again\\.",
+        ),
+      );
+
+      // A writer whose snapshot is already stale never stages or ratifies anything.
+      const stagedBefore = await stagedFiles(t);
+      await expectSiltError(
+        commit(t, { readVersion: 0, actions: [add("y.parquet")], tableName: "main.s.t" }),
+        "DELTA_METADATA_CHANGED",
+      );
+      expect(await stagedFiles(t)).toEqual(stagedBefore);
+      expect([...(await publishedLog(t)).keys()]).toEqual([0, 1]);
+    });
+
+    it("rebases non-conflicting commits onto the winner and keeps readVersion as read", async () => {
+      const t = newTable();
+      await create(t, { clock: () => 10 });
+      let winner: CommitResult | undefined;
+      const loser = await commit(t, {
+        readVersion: 0,
+        actions: [add("l.parquet")],
+        clock: () => 10,
         hooks: {
           afterStage: once(async () => {
             winner = await commit(t, {
-              readVersion: 1,
-              actions: [remove("a.parquet")],
-              commitInfo: { operation: "DELETE", isBlindAppend: false },
-              readSet: { readWholeTable: false, readFilePaths: new Set(["a.parquet"]) },
+              readVersion: 0,
+              actions: [add("w.parquet")],
+              clock: () => 50,
             });
-            logAfterWinner = await publishedLog(t);
           }),
         },
-      }),
-      "DELTA_CONCURRENT_DELETE_READ",
-    );
-    expect(err.status).toBe(409);
-    expect(err.sqlstate).toBe("2D521");
-    expect(err.message).toBe(
-      `Transaction conflict detected. A concurrent DELETE deleted data from table ${t.tableId} ` +
-        "committed at version 2 that this transaction read. Please try the operation again.",
-    );
-    expect(winner?.version).toBe(2);
-    expect(await publishedLog(t)).toEqual(logAfterWinner);
-    expect([...(logAfterWinner ?? new Map()).keys()]).toEqual([0, 1, 2]);
-    expect((await arbiter.latest(t.tableId))?.version).toBe(2);
-    // The loser's staged file stays behind for VACUUM; no reader looks at it.
-    expect(await stagedFiles(t)).toHaveLength(4);
-  });
-
-  it("fails DELTA_METADATA_CHANGED on a concurrent metadata change, racing or already behind", async () => {
-    const t = newTable();
-    await create(t);
-    const setProps = (readVersion: number) =>
-      commit(t, {
-        readVersion,
-        actions: [metadata({ "delta.appendOnly": "false" })],
-        commitInfo: { operation: "SET TBLPROPERTIES", isBlindAppend: false },
-        readSet: EMPTY_READ_SET,
       });
+      expect(winner?.version).toBe(1);
+      expect(loser).toMatchObject({ version: 2, attempts: 2, inCommitTimestamp: 51 });
+      const ci = commitInfoOf(parseActions((await publishedLog(t)).get(2)!.text));
+      expect(ci.readVersion).toBe(0);
+      expect(ci.txnId).toBe(loser.txnId);
+    });
 
-    const raced = await expectSiltError(
-      commit(t, {
-        readVersion: 0,
-        actions: [add("x.parquet")],
-        hooks: { afterStage: once(() => setProps(0)) },
-      }),
-      "DELTA_METADATA_CHANGED",
-    );
-    expect(raced.status).toBe(409);
-    expect(raced.sqlstate).toBe("2D521");
-    expect(raced.message).toMatch(
-      new RegExp(
-        `^MetadataChangedException: The metadata of the Delta table ${t.tableId} has been changed ` +
-          "by a concurrent update\\. Please try the operation again\\.",
-      ),
-    );
-
-    // A writer whose snapshot is already stale never stages or ratifies anything.
-    const stagedBefore = await stagedFiles(t);
-    await expectSiltError(
-      commit(t, { readVersion: 0, actions: [add("y.parquet")], tableName: "main.s.t" }),
-      "DELTA_METADATA_CHANGED",
-    );
-    expect(await stagedFiles(t)).toEqual(stagedBefore);
-    expect([...(await publishedLog(t)).keys()]).toEqual([0, 1]);
-  });
-
-  it("rebases non-conflicting commits onto the winner and keeps readVersion as read", async () => {
-    const t = newTable();
-    await create(t, { clock: () => 10 });
-    let winner: CommitResult | undefined;
-    const loser = await commit(t, {
-      readVersion: 0,
-      actions: [add("l.parquet")],
-      clock: () => 10,
-      hooks: {
-        afterStage: once(async () => {
-          winner = await commit(t, {
-            readVersion: 0,
-            actions: [add("w.parquet")],
-            clock: () => 50,
-          });
+    it("gives up with DELTA_CONCURRENT_WRITE after maxAttempts lost ratifications", async () => {
+      const t = newTable();
+      await create(t);
+      let latest = 0;
+      const steal = async () => {
+        latest = (await commit(t, { readVersion: latest, actions: [add(`s${latest}.parquet`)] }))
+          .version;
+      };
+      const err = await expectSiltError(
+        commit(t, {
+          readVersion: 0,
+          actions: [add("never.parquet")],
+          maxAttempts: 3,
+          backoff: { baseMs: 0 },
+          hooks: { afterStage: steal },
         }),
-      },
+        "DELTA_CONCURRENT_WRITE",
+      );
+      expect(err.status).toBe(409);
+      expect(err.sqlstate).toBe("2D521");
+      const log = await publishedLog(t);
+      expect([...log.keys()]).toEqual([0, 1, 2, 3]);
+      expect([...log.values()].some((c) => c.text.includes("never.parquet"))).toBe(false);
     });
-    expect(winner?.version).toBe(1);
-    expect(loser).toMatchObject({ version: 2, attempts: 2, inCommitTimestamp: 51 });
-    const ci = commitInfoOf(parseActions((await publishedLog(t)).get(2)!.text));
-    expect(ci.readVersion).toBe(0);
-    expect(ci.txnId).toBe(loser.txnId);
-  });
 
-  it("gives up with DELTA_CONCURRENT_WRITE after maxAttempts lost ratifications", async () => {
-    const t = newTable();
-    await create(t);
-    let latest = 0;
-    const steal = async () => {
-      latest = (await commit(t, { readVersion: latest, actions: [add(`s${latest}.parquet`)] }))
-        .version;
-    };
-    const err = await expectSiltError(
-      commit(t, {
+    it("rebases row ids past a concurrent winner's high-water mark", async () => {
+      const t = newTable();
+      await create(t, {
+        actions: [
+          protocol(["domainMetadata", "rowTracking"]),
+          metadata({ "delta.enableRowTracking": "true" }),
+        ],
+      });
+      const rt = { rowTracking: true } as const;
+      const result = await commit(t, {
+        ...rt,
         readVersion: 0,
-        actions: [add("never.parquet")],
-        maxAttempts: 3,
-        backoff: { baseMs: 0 },
-        hooks: { afterStage: steal },
-      }),
-      "DELTA_CONCURRENT_WRITE",
-    );
-    expect(err.status).toBe(409);
-    expect(err.sqlstate).toBe("2D521");
-    const log = await publishedLog(t);
-    expect([...log.keys()]).toEqual([0, 1, 2, 3]);
-    expect([...log.values()].some((c) => c.text.includes("never.parquet"))).toBe(false);
-  });
-
-  it("rebases row ids past a concurrent winner's high-water mark", async () => {
-    const t = newTable();
-    await create(t, {
-      actions: [
-        protocol(["domainMetadata", "rowTracking"]),
-        metadata({ "delta.enableRowTracking": "true" }),
-      ],
-    });
-    const rt = { rowTracking: true } as const;
-    const result = await commit(t, {
-      ...rt,
-      readVersion: 0,
-      readRowIdHighWaterMark: -1,
-      actions: [add("a.parquet", { rows: 5, baseRowId: 0, defaultRowCommitVersion: 1 }), hwm(4)],
-      hooks: {
-        afterStage: once(() =>
-          commit(t, {
-            ...rt,
-            readVersion: 0,
-            // No readRowIdHighWaterMark: inferred from the fresh add.
-            actions: [
-              add("b.parquet", { rows: 3, baseRowId: 0, defaultRowCommitVersion: 1 }),
-              hwm(2),
-            ],
-          }),
-        ),
-      },
-    });
-    expect(result.version).toBe(2);
-    const log = await publishedLog(t);
-    const v1 = parseActions(log.get(1)!.text);
-    const v2 = parseActions(log.get(2)!.text);
-    expect(adds(v1)[0]).toMatchObject({
-      path: "b.parquet",
-      baseRowId: 0,
-      defaultRowCommitVersion: 1,
-    });
-    expect(adds(v2)[0]).toMatchObject({
-      path: "a.parquet",
-      baseRowId: 3,
-      defaultRowCommitVersion: 2,
-    });
-    expect(v2.find((a) => "domainMetadata" in a)).toEqual(hwm(7));
-  });
-
-  it("keeps row ids disjoint and the high-water mark exact under concurrent appends", async () => {
-    const t = newTable();
-    await create(t, {
-      actions: [
-        protocol(["domainMetadata", "rowTracking"]),
-        metadata({ "delta.enableRowTracking": "true" }),
-      ],
-    });
-    const sizes = new Map<string, number>();
-    await Promise.all(
-      Array.from({ length: 4 }, async (_, w) => {
-        for (let i = 0; i < 3; i++) {
-          const rows = 1 + ((w * 3 + i) % 5);
-          const p = `rt-w${w}-c${i}.parquet`;
-          sizes.set(p, rows);
-          // Every commit is built on the empty v0 snapshot, so every commit after the first rebases.
-          await commit(t, {
-            readVersion: 0,
-            rowTracking: true,
-            actions: [add(p, { rows, baseRowId: 0, defaultRowCommitVersion: 1 }), hwm(rows - 1)],
-            maxAttempts: 1_000,
-          });
-        }
-      }),
-    );
-    const log = await publishedLog(t);
-    expect(log.size).toBe(13);
-    const spans: [number, number][] = [];
-    let lastHwm = -1;
-    for (let v = 1; v <= 12; v++) {
-      const actions = parseActions(log.get(v)!.text);
-      const [a] = adds(actions);
-      expect(a.defaultRowCommitVersion).toBe(v);
-      const end = a.baseRowId! + sizes.get(a.path)! - 1;
-      spans.push([a.baseRowId!, end]);
-      const dm = actions.find((x) => "domainMetadata" in x);
-      expect(dm).toEqual(hwm(end));
-      expect(end).toBeGreaterThan(lastHwm);
-      lastHwm = end;
-    }
-    spans.sort((x, y) => x[0] - y[0]);
-    let next = 0;
-    for (const [start, end] of spans) {
-      expect(start).toBe(next);
-      next = end + 1;
-    }
-    expect(lastHwm).toBe([...sizes.values()].reduce((s, n) => s + n, 0) - 1);
-  });
-
-  it("a crash after ratify is finished by publishUpTo, identical to the staged commit", async () => {
-    const t = newTable();
-    await create(t);
-    const crash = new Error("crash after ratify");
-    let staged = "";
-    await expect(
-      commit(t, {
-        readVersion: 0,
-        actions: [add("c.parquet")],
+        readRowIdHighWaterMark: -1,
+        actions: [add("a.parquet", { rows: 5, baseRowId: 0, defaultRowCommitVersion: 1 }), hwm(4)],
         hooks: {
-          afterRatify: async (info) => {
-            staged = info.stagedKey;
-            throw crash;
-          },
+          afterStage: once(() =>
+            commit(t, {
+              ...rt,
+              readVersion: 0,
+              // No readRowIdHighWaterMark: inferred from the fresh add.
+              actions: [
+                add("b.parquet", { rows: 3, baseRowId: 0, defaultRowCommitVersion: 1 }),
+                hwm(2),
+              ],
+            }),
+          ),
         },
-      }),
-    ).rejects.toBe(crash);
-
-    expect(await store.head(publishedKey(t.tableRoot, 1))).toBeUndefined();
-    const row = await arbiter.latest(t.tableId);
-    expect(row).toMatchObject({ version: 1, stagedKey: staged, published: false });
-
-    // A reader sees the ratified commit through the catalog before anyone publishes it.
-    const view = await catalogView(arbiter, t.tableId);
-    expect(view).toEqual({
-      latestRatified: 1,
-      ratified: [{ version: 1, key: staged, inCommitTimestamp: row!.inCommitTimestamp }],
+      });
+      expect(result.version).toBe(2);
+      const log = await publishedLog(t);
+      const v1 = parseActions(log.get(1)!.text);
+      const v2 = parseActions(log.get(2)!.text);
+      expect(adds(v1)[0]).toMatchObject({
+        path: "b.parquet",
+        baseRowId: 0,
+        defaultRowCommitVersion: 1,
+      });
+      expect(adds(v2)[0]).toMatchObject({
+        path: "a.parquet",
+        baseRowId: 3,
+        defaultRowCommitVersion: 2,
+      });
+      expect(v2.find((a) => "domainMetadata" in a)).toEqual(hwm(7));
     });
-    const readerSaw = decode(await store.get(view.ratified[0].key));
-    expect(adds(parseActions(readerSaw)).map((a) => a.path)).toEqual(["c.parquet"]);
 
-    // Cooperative publishers racing each other all succeed and agree.
-    const done = await Promise.all([
-      publishUpTo(store, arbiter, t.tableId, t.tableRoot, 1),
-      publishUpTo(store, arbiter, t.tableId, t.tableRoot, 1),
-      publishUpTo(store, arbiter, t.tableId, t.tableRoot, 1),
-    ]);
-    expect(done.flat().length).toBeGreaterThanOrEqual(1);
-    expect(decode(await store.get(publishedKey(t.tableRoot, 1)))).toBe(readerSaw);
-    expect(await arbiter.unpublished(t.tableId)).toEqual([]);
-    expect(await publishUpTo(store, arbiter, t.tableId, t.tableRoot, 1)).toEqual([]);
-  });
+    it("keeps row ids disjoint and the high-water mark exact under concurrent appends", async () => {
+      const t = newTable();
+      await create(t, {
+        actions: [
+          protocol(["domainMetadata", "rowTracking"]),
+          metadata({ "delta.enableRowTracking": "true" }),
+        ],
+      });
+      const sizes = new Map<string, number>();
+      await Promise.all(
+        Array.from({ length: 4 }, async (_, w) => {
+          for (let i = 0; i < 3; i++) {
+            const rows = 1 + ((w * 3 + i) % 5);
+            const p = `rt-w${w}-c${i}.parquet`;
+            sizes.set(p, rows);
+            // Every commit is built on the empty v0 snapshot, so every commit after the first rebases.
+            await commit(t, {
+              readVersion: 0,
+              rowTracking: true,
+              actions: [add(p, { rows, baseRowId: 0, defaultRowCommitVersion: 1 }), hwm(rows - 1)],
+              maxAttempts: 1_000,
+            });
+          }
+        }),
+      );
+      const log = await publishedLog(t);
+      expect(log.size).toBe(13);
+      const spans: [number, number][] = [];
+      let lastHwm = -1;
+      for (let v = 1; v <= 12; v++) {
+        const actions = parseActions(log.get(v)!.text);
+        const [a] = adds(actions);
+        expect(a.defaultRowCommitVersion).toBe(v);
+        const end = a.baseRowId! + sizes.get(a.path)! - 1;
+        spans.push([a.baseRowId!, end]);
+        const dm = actions.find((x) => "domainMetadata" in x);
+        expect(dm).toEqual(hwm(end));
+        expect(end).toBeGreaterThan(lastHwm);
+        lastHwm = end;
+      }
+      spans.sort((x, y) => x[0] - y[0]);
+      let next = 0;
+      for (const [start, end] of spans) {
+        expect(start).toBe(next);
+        next = end + 1;
+      }
+      expect(lastHwm).toBe([...sizes.values()].reduce((s, n) => s + n, 0) - 1);
+    });
 
-  it("a crash after ratify is finished by the next writer before it commits", async () => {
-    const t = newTable();
-    await create(t);
-    let staged = "";
-    await expect(
-      commit(t, {
-        readVersion: 0,
-        actions: [add("c.parquet")],
-        hooks: {
-          afterRatify: async (info) => {
-            staged = info.stagedKey;
-            throw new Error("crash");
+    it("a crash after ratify is finished by publishUpTo, identical to the staged commit", async () => {
+      const t = newTable();
+      await create(t);
+      const crash = new Error("crash after ratify");
+      let staged = "";
+      await expect(
+        commit(t, {
+          readVersion: 0,
+          actions: [add("c.parquet")],
+          hooks: {
+            afterRatify: async (info) => {
+              staged = info.stagedKey;
+              throw crash;
+            },
           },
-        },
-      }),
-    ).rejects.toThrow("crash");
-    const stagedText = decode(await store.get(staged));
+        }),
+      ).rejects.toBe(crash);
 
-    const { latestRatified } = await catalogView(arbiter, t.tableId);
-    const next = await commit(t, { readVersion: latestRatified, actions: [add("d.parquet")] });
-    expect(next.version).toBe(2);
-    const log = await publishedLog(t);
-    expect([...log.keys()]).toEqual([0, 1, 2]);
-    expect(log.get(1)!.text).toBe(stagedText);
-  });
+      expect(await store.head(publishedKey(t.tableRoot, 1))).toBeUndefined();
+      const row = await arbiter.latest(t.tableId);
+      expect(row).toMatchObject({ version: 1, stagedKey: staged, published: false });
 
-  it("a crash before ratify leaves no row and no commit; the next writer takes that version", async () => {
-    const t = newTable();
-    await create(t);
-    let orphan = "";
-    await expect(
-      commit(t, {
-        readVersion: 0,
-        actions: [add("lost.parquet")],
-        hooks: {
-          afterStage: async (info) => {
-            orphan = info.stagedKey;
-            throw new Error("crash before ratify");
+      // A reader sees the ratified commit through the catalog before anyone publishes it.
+      const view = await catalogView(arbiter, t.tableId);
+      expect(view).toEqual({
+        latestRatified: 1,
+        ratified: [{ version: 1, key: staged, inCommitTimestamp: row!.inCommitTimestamp }],
+      });
+      const readerSaw = decode(await store.get(view.ratified[0].key));
+      expect(adds(parseActions(readerSaw)).map((a) => a.path)).toEqual(["c.parquet"]);
+
+      // Cooperative publishers racing each other all succeed and agree.
+      const done = await Promise.all([
+        publishUpTo(store, arbiter, t.tableId, t.tableRoot, 1),
+        publishUpTo(store, arbiter, t.tableId, t.tableRoot, 1),
+        publishUpTo(store, arbiter, t.tableId, t.tableRoot, 1),
+      ]);
+      expect(done.flat().length).toBeGreaterThanOrEqual(1);
+      expect(decode(await store.get(publishedKey(t.tableRoot, 1)))).toBe(readerSaw);
+      expect(await arbiter.unpublished(t.tableId)).toEqual([]);
+      expect(await publishUpTo(store, arbiter, t.tableId, t.tableRoot, 1)).toEqual([]);
+    });
+
+    it("a crash after ratify is finished by the next writer before it commits", async () => {
+      const t = newTable();
+      await create(t);
+      let staged = "";
+      await expect(
+        commit(t, {
+          readVersion: 0,
+          actions: [add("c.parquet")],
+          hooks: {
+            afterRatify: async (info) => {
+              staged = info.stagedKey;
+              throw new Error("crash");
+            },
           },
-        },
-      }),
-    ).rejects.toThrow("crash before ratify");
+        }),
+      ).rejects.toThrow("crash");
+      const stagedText = decode(await store.get(staged));
 
-    expect((await arbiter.latest(t.tableId))?.version).toBe(0);
-    expect(await arbiter.range(t.tableId, 1)).toEqual([]);
-    expect(await store.head(publishedKey(t.tableRoot, 1))).toBeUndefined();
-    expect(await store.head(orphan)).toBeDefined();
-    expect(await catalogView(arbiter, t.tableId)).toEqual({ latestRatified: 0, ratified: [] });
+      const { latestRatified } = await catalogView(arbiter, t.tableId);
+      const next = await commit(t, { readVersion: latestRatified, actions: [add("d.parquet")] });
+      expect(next.version).toBe(2);
+      const log = await publishedLog(t);
+      expect([...log.keys()]).toEqual([0, 1, 2]);
+      expect(log.get(1)!.text).toBe(stagedText);
+    });
 
-    const next = await commit(t, { readVersion: 0, actions: [add("kept.parquet")] });
-    expect(next.version).toBe(1);
-    const text = (await publishedLog(t)).get(1)!.text;
-    expect(text).toContain("kept.parquet");
-    expect(text).not.toContain("lost.parquet");
+    it("a crash before ratify leaves no row and no commit; the next writer takes that version", async () => {
+      const t = newTable();
+      await create(t);
+      let orphan = "";
+      await expect(
+        commit(t, {
+          readVersion: 0,
+          actions: [add("lost.parquet")],
+          hooks: {
+            afterStage: async (info) => {
+              orphan = info.stagedKey;
+              throw new Error("crash before ratify");
+            },
+          },
+        }),
+      ).rejects.toThrow("crash before ratify");
+
+      expect((await arbiter.latest(t.tableId))?.version).toBe(0);
+      expect(await arbiter.range(t.tableId, 1)).toEqual([]);
+      expect(await store.head(publishedKey(t.tableRoot, 1))).toBeUndefined();
+      expect(await store.head(orphan)).toBeDefined();
+      expect(await catalogView(arbiter, t.tableId)).toEqual({ latestRatified: 0, ratified: [] });
+
+      const next = await commit(t, { readVersion: 0, actions: [add("kept.parquet")] });
+      expect(next.version).toBe(1);
+      const text = (await publishedLog(t)).get(1)!.text;
+      expect(text).toContain("kept.parquet");
+      expect(text).not.toContain("lost.parquet");
+    });
+
+    it("rejects a readVersion the catalog never ratified", async () => {
+      const t = newTable();
+      await create(t);
+      await expectSiltError(
+        commit(t, { readVersion: 5, actions: [add("z.parquet")] }),
+        "SILT_READ_VERSION_AHEAD",
+      );
+    });
   });
 
-  it("rejects a readVersion the catalog never ratified", async () => {
-    const t = newTable();
-    await create(t);
-    await expectSiltError(
-      commit(t, { readVersion: 5, actions: [add("z.parquet")] }),
-      "SILT_READ_VERSION_AHEAD",
-    );
-  });
+  // ---------------------------------------------------------------------------------------------
+  // Conflict rules, without I/O
 });
-
-// ---------------------------------------------------------------------------------------------
-// Conflict rules, without I/O
 
 describe("checkConflicts", () => {
   const winner = (operation: string, isBlindAppend: boolean, actions: Action[], version = 5) => ({

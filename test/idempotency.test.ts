@@ -1,5 +1,6 @@
 /**
- * Idempotency-Key through the real HTTP app, with the records in dynalite: a retried request
+ * Idempotency-Key through the real HTTP app, with the records in DynamoDB (dynalite) and, once
+ * more, in the in-memory store: a retried request
  * replays the first response and commits once, a different request under the same key is
  * refused, a duplicate arriving while the first runs gets 409, failures release the key, and
  * requests without the header behave as before.
@@ -10,23 +11,18 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../lib/api/app.ts";
-import {
-  IdempotencyStore,
-  REPLAYED_HEADER,
-  requestFingerprint,
-  scopedKey,
-} from "../lib/api/idempotency.ts";
+import { REPLAYED_HEADER, requestFingerprint, scopedKey } from "../lib/api/idempotency.ts";
 import type { SiltContext } from "../lib/context.ts";
 import { silentLogger } from "../lib/logger.ts";
 import { buildContext } from "../lib/runtime/context-factory.ts";
 import { LocalObjectStore } from "../lib/storage/local-store.ts";
-import { type DynamoHandle, startDynamo } from "./helpers/dynamo-emulator.ts";
+import { itemStoreBackends } from "./helpers/item-stores.ts";
 
-let dynamo: DynamoHandle;
+const backends = itemStoreBackends();
 let dir: string;
 let ctx: SiltContext;
 let app: ReturnType<typeof createApp>;
-let now = Date.UTC(2025, 0, 1);
+let now: number;
 
 async function call(method: string, url: string, body?: unknown, key?: string) {
   const headers: Record<string, string> = { "content-type": "application/json" };
@@ -44,36 +40,47 @@ const history = async (table: string) =>
     version: r[0] as number,
   }));
 
-beforeAll(async () => {
-  dynamo = await startDynamo();
-  dir = await mkdtemp(path.join(os.tmpdir(), "silt-idem-"));
-  ctx = await buildContext({
-    store: new LocalObjectStore(dir),
-    storageRootUri: pathToFileURL(dir).href,
-    dynamo: dynamo.client,
-    commitsTable: dynamo.tableName("silt_commits"),
-    catalogTable: dynamo.tableName("silt_catalog"),
-    idempotencyTable: dynamo.tableName("silt_idempotency"),
-    logger: silentLogger,
-    principal: "tester",
-    clock: () => now,
-    ensureTables: true,
-  });
-  app = createApp(ctx);
-  for (const statement of [
-    "CREATE CATALOG idem",
-    "CREATE SCHEMA idem.s",
-    "CREATE TABLE idem.s.t (id INT) USING DELTA",
-  ]) {
-    expect((await call("POST", "/api/v1/sql", { statement })).status).toBe(200);
-  }
-});
 afterAll(async () => {
-  await dynamo?.close();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  for (const backend of backends) await backend.close();
 });
 
-describe("Idempotency-Key", () => {
+describe.each(backends)("Idempotency-Key on $name", (backend) => {
+  beforeAll(async () => {
+    now = Date.UTC(2025, 0, 1);
+    dir = await mkdtemp(path.join(os.tmpdir(), "silt-idem-"));
+    const common = {
+      store: new LocalObjectStore(dir),
+      storageRootUri: pathToFileURL(dir).href,
+      logger: silentLogger,
+      principal: "tester",
+      clock: () => now,
+    };
+    if (backend.name === "memory") {
+      ctx = await buildContext({ ...common, memory: true, idempotency: true });
+    } else {
+      const dynamo = await backend.dynamo();
+      ctx = await buildContext({
+        ...common,
+        dynamo: dynamo.client,
+        commitsTable: dynamo.tableName("silt_commits"),
+        catalogTable: dynamo.tableName("silt_catalog"),
+        idempotencyTable: dynamo.tableName("silt_idempotency"),
+        ensureTables: true,
+      });
+    }
+    app = createApp(ctx);
+    for (const statement of [
+      "CREATE CATALOG idem",
+      "CREATE SCHEMA idem.s",
+      "CREATE TABLE idem.s.t (id INT) USING DELTA",
+    ]) {
+      expect((await call("POST", "/api/v1/sql", { statement })).status).toBe(200);
+    }
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
   it("replays the first response to a retry and commits once", async () => {
     const body = { rows: [{ id: 1 }, { id: 2 }] };
     const first = await call("POST", "/api/v1/tables/idem.s.t/insert", body, "k-1");
@@ -99,11 +106,7 @@ describe("Idempotency-Key", () => {
     const body = { rows: [{ id: 3 }] };
     const before = (await history("idem.s.t"))[0]!.version;
     // The first request has claimed the key and not finished (its Lambda is still running).
-    const first = new IdempotencyStore(
-      dynamo.client,
-      dynamo.tableName("silt_idempotency"),
-      () => now,
-    );
+    const first = ctx.idempotency!;
     const key = scopedKey("tester", "POST", route, "k-busy");
     const fingerprint = requestFingerprint(
       "POST",

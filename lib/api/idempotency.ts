@@ -19,20 +19,17 @@
  *    seconds), like Stripe's keys: a retry after a day is a new request.
  */
 import { createHash } from "node:crypto";
-import {
-  ConditionalCheckFailedException,
-  CreateTableCommand,
-  DeleteItemCommand,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  ResourceInUseException,
-  ResourceNotFoundException,
-  UpdateItemCommand,
-} from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Context, MiddlewareHandler } from "hono";
-import { badRequest, conflict, internal, SiltError } from "../errors.ts";
+import { badRequest, conflict, SiltError } from "../errors.ts";
+import { ensureTable } from "../kv/dynamo-item-store.ts";
+import {
+  attributeNotExists,
+  IDEMPOTENCY_TABLE_KEYS,
+  type ItemStore,
+  lt,
+  or,
+} from "../kv/item-store.ts";
 import type { Env } from "./http.ts";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
@@ -51,42 +48,26 @@ export type Claim =
   | { kind: "completed"; status: number; contentType: string; body: string };
 
 export class IdempotencyStore {
+  /** `items`: the idempotency table (IDEMPOTENCY_TABLE_KEYS), in DynamoDB or in memory. */
   constructor(
-    private readonly client: DynamoDBClient,
-    private readonly tableName: string,
+    private readonly items: ItemStore,
     private readonly clock: () => number = Date.now,
   ) {}
 
   /** Steps 2-3. */
   async claim(key: string, fingerprint: string): Promise<Claim> {
     const now = Math.floor(this.clock() / 1000);
-    try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: {
-            key: { S: key },
-            status: { S: "IN_PROGRESS" },
-            fingerprint: { S: fingerprint },
-            [TTL_ATTRIBUTE]: { N: String(now + IDEMPOTENCY_TTL_SECONDS) },
-          },
-          ConditionExpression: "attribute_not_exists(#k) OR #e < :now",
-          ExpressionAttributeNames: { "#k": "key", "#e": TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ":now": { N: String(now) } },
-        }),
-      );
-      return { kind: "claimed" };
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    }
-    const out = await this.client.send(
-      new GetItemCommand({
-        TableName: this.tableName,
-        Key: { key: { S: key } },
-        ConsistentRead: true,
-      }),
+    const claimed = await this.items.put(
+      {
+        key: { S: key },
+        status: { S: "IN_PROGRESS" },
+        fingerprint: { S: fingerprint },
+        [TTL_ATTRIBUTE]: { N: String(now + IDEMPOTENCY_TTL_SECONDS) },
+      },
+      or(attributeNotExists("key"), lt(TTL_ATTRIBUTE, { N: String(now) })),
     );
-    const item = out.Item;
+    if (claimed) return { kind: "claimed" };
+    const item = await this.items.get({ key: { S: key } });
     // Released between our put and our read: the caller may simply retry.
     if (item === undefined) return { kind: "inProgress" };
     if (item.fingerprint?.S !== fingerprint) return { kind: "mismatch" };
@@ -104,27 +85,22 @@ export class IdempotencyStore {
     key: string,
     response: { status: number; contentType: string; body: string },
   ): Promise<void> {
-    await this.client.send(
-      new UpdateItemCommand({
-        TableName: this.tableName,
-        Key: { key: { S: key } },
-        UpdateExpression: "SET #s = :c, responseStatus = :st, contentType = :ct, body = :b",
-        ExpressionAttributeNames: { "#s": "status" },
-        ExpressionAttributeValues: {
-          ":c": { S: "COMPLETED" },
-          ":st": { N: String(response.status) },
-          ":ct": { S: response.contentType },
-          ":b": { S: response.body },
+    await this.items.update(
+      { key: { S: key } },
+      {
+        set: {
+          status: { S: "COMPLETED" },
+          responseStatus: { N: String(response.status) },
+          contentType: { S: response.contentType },
+          body: { S: response.body },
         },
-      }),
+      },
     );
   }
 
   /** Step 4, failure. */
   async release(key: string): Promise<void> {
-    await this.client.send(
-      new DeleteItemCommand({ TableName: this.tableName, Key: { key: { S: key } } }),
-    );
+    await this.items.delete({ key: { S: key } });
   }
 }
 
@@ -227,47 +203,8 @@ const isTextual = (contentType: string) =>
   contentType.includes("json") || contentType.startsWith("text/");
 
 /** Creates the idempotency table when absent (local mode and tests; CDK creates it in AWS). */
-export async function ensureIdempotencyTable(
+export const ensureIdempotencyTable = (
   client: DynamoDBClient,
   tableName: string,
   options: { timeoutMs?: number } = {},
-): Promise<void> {
-  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-  const status = async () => {
-    try {
-      const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
-      return out.Table?.TableStatus ?? "UNKNOWN";
-    } catch (err) {
-      if (err instanceof ResourceNotFoundException) return undefined;
-      throw err;
-    }
-  };
-  let current = await status();
-  if (current === undefined) {
-    try {
-      await client.send(
-        new CreateTableCommand({
-          TableName: tableName,
-          AttributeDefinitions: [{ AttributeName: "key", AttributeType: "S" }],
-          KeySchema: [{ AttributeName: "key", KeyType: "HASH" }],
-          BillingMode: "PAY_PER_REQUEST",
-        }),
-      );
-    } catch (err) {
-      if (!(err instanceof ResourceInUseException)) throw err;
-    }
-    current = await status();
-  }
-  let delayMs = 25;
-  while (current !== "ACTIVE") {
-    if (Date.now() > deadline) {
-      throw internal(
-        "SILT_IDEMPOTENCY_TABLE_NOT_ACTIVE",
-        `DynamoDB table ${tableName} did not become ACTIVE (status ${current ?? "missing"}).`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    delayMs = Math.min(delayMs * 2, 2_000);
-    current = await status();
-  }
-}
+): Promise<void> => ensureTable(client, tableName, IDEMPOTENCY_TABLE_KEYS, options);

@@ -1,5 +1,6 @@
 /**
- * Catalogs, schemas and managed tables, kept in one DynamoDB table.
+ * Catalogs, schemas and managed tables, kept in one DynamoDB table (reached through an item store,
+ * lib/kv/item-store.ts, so tests can keep it in memory; the rules below are the same on both).
  *
  * Items (partition key `pk`, sort key `sk`, both strings; names are stored lower-cased):
  *   catalog   pk "CATALOG"              sk <catalog>
@@ -48,18 +49,20 @@
  *     rather than clobbering the newcomer.
  */
 import { randomUUID } from "node:crypto";
-import {
-  type AttributeValue,
-  CreateTableCommand,
-  DeleteItemCommand,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  PutItemCommand,
-  QueryCommand,
-  UpdateItemCommand,
-} from "@aws-sdk/client-dynamodb";
+import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { conflict, internal, notFound, type SiltError } from "../errors.ts";
+import { ensureTable } from "../kv/dynamo-item-store.ts";
+import {
+  and,
+  attributeNotExists,
+  CATALOG_TABLE_KEYS,
+  eq,
+  type Item,
+  type ItemStore,
+  le,
+  or,
+  queryAll,
+} from "../kv/item-store.ts";
 import { formatQualifiedName, normalizeName } from "./names.ts";
 
 export const DEFAULT_STALE_AFTER_MS = 30 * 60 * 1000;
@@ -128,7 +131,6 @@ export interface DropOptions {
   cascade?: boolean;
 }
 
-type Item = Record<string, AttributeValue>;
 type ParentState = "ACTIVE" | "DROPPING";
 
 const CATALOG_PK = "CATALOG";
@@ -136,21 +138,6 @@ const TABLEID_SK = "TABLEID";
 const schemaPk = (catalog: string) => `SCHEMA#${catalog}`;
 const tablePk = (catalog: string, schema: string) => `TABLE#${catalog}.${schema}`;
 const tableIdPk = (tableId: string) => `TABLEID#${tableId}`;
-// Expressions refer to attributes through placeholders: several attribute names (name, state,
-// owner, comment) are DynamoDB reserved words.
-const ATTRS = {
-  "#state": "state",
-  "#changedAt": "changedAt",
-  "#token": "dropToken",
-  "#id": "id",
-  "#tableId": "tableId",
-} as const;
-type Placeholder = keyof typeof ATTRS;
-
-/** ExpressionAttributeNames for exactly these placeholders (DynamoDB rejects unused ones). */
-function attrNames(...placeholders: Placeholder[]): Record<string, string> {
-  return Object.fromEntries(placeholders.map((p) => [p, ATTRS[p]]));
-}
 
 // ---- errors ---------------------------------------------------------------------------------
 
@@ -238,6 +225,13 @@ const catalogNotEmpty = (catalog: string): SiltError =>
 
 const S = (value: string): AttributeValue => ({ S: value });
 const N = (value: number): AttributeValue => ({ N: String(value) });
+const keyOf = (item: Item): Item => ({ pk: attr(item, "pk"), sk: attr(item, "sk") });
+
+function attr(item: Item, key: string): AttributeValue {
+  const value = item[key];
+  if (value === undefined) throw internal("CATALOG_CORRUPT", `catalog item lacks ${key}`);
+  return value;
+}
 
 function str(item: Item, key: string): string {
   const value = item[key]?.S;
@@ -249,10 +243,6 @@ function num(item: Item, key: string): number {
   const value = item[key]?.N;
   if (value === undefined) throw internal("CATALOG_CORRUPT", `catalog item lacks ${key}`);
   return Number(value);
-}
-
-function isConditionFailure(err: unknown): boolean {
-  return err instanceof Error && err.name === "ConditionalCheckFailedException";
 }
 
 function toCatalogEntry(item: Item): CatalogEntry {
@@ -298,57 +288,22 @@ function toTableEntry(item: Item): TableEntry {
   return entry;
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** Creates the catalog table (pk/sk strings, on-demand) if missing and waits until it is ACTIVE. */
-export async function ensureCatalogTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: tableName,
-        AttributeDefinitions: [
-          { AttributeName: "pk", AttributeType: "S" },
-          { AttributeName: "sk", AttributeType: "S" },
-        ],
-        KeySchema: [
-          { AttributeName: "pk", KeyType: "HASH" },
-          { AttributeName: "sk", KeyType: "RANGE" },
-        ],
-        BillingMode: "PAY_PER_REQUEST",
-      }),
-    );
-  } catch (err) {
-    if (!(err instanceof Error && err.name === "ResourceInUseException")) throw err;
-  }
-  const deadline = Date.now() + 120_000;
-  for (let delay = 20; ; delay = Math.min(delay * 2, 1000)) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === "ACTIVE") return;
-    if (Date.now() > deadline) {
-      throw internal(
-        "CATALOG_TABLE_NOT_READY",
-        `DynamoDB table ${tableName} did not become ACTIVE`,
-      );
-    }
-    await sleep(delay);
-  }
-}
+export const ensureCatalogTable = (client: DynamoDBClient, tableName: string): Promise<void> =>
+  ensureTable(client, tableName, CATALOG_TABLE_KEYS);
 
 // ---- the catalog ----------------------------------------------------------------------------
 
 export class Catalog {
-  private readonly client: DynamoDBClient;
-  private readonly tableName: string;
+  private readonly items: ItemStore;
   private readonly clock: () => number;
   private readonly staleAfterMs: number;
   private readonly newId: () => string;
   private readonly pageSize: number | undefined;
 
-  constructor(client: DynamoDBClient, tableName: string, options: CatalogOptions = {}) {
-    this.client = client;
-    this.tableName = tableName;
+  /** `items`: the catalog table (CATALOG_TABLE_KEYS), in DynamoDB or in memory. */
+  constructor(items: ItemStore, options: CatalogOptions = {}) {
+    this.items = items;
     this.clock = options.clock ?? Date.now;
     this.staleAfterMs = options.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
     this.newId = options.newId ?? randomUUID;
@@ -465,7 +420,7 @@ export class Catalog {
       if (attempt >= 2) throw schemaAlreadyExists(catalog, schema);
     }
     if (!(await this.parentsStillThere([catalogItem]))) {
-      await this.deleteIfAttr(item, "#id", item.id);
+      await this.deleteIfAttr(item, "id", item.id);
       throw catalogNotFound(catalog);
     }
     return toSchemaEntry(item);
@@ -559,21 +514,16 @@ export class Catalog {
         throw tableAlreadyExists(catalog, schema, table);
       }
     }
-    await this.client.send(
-      new PutItemCommand({
-        TableName: this.tableName,
-        Item: {
-          pk: S(tableIdPk(tableId)),
-          sk: S(TABLEID_SK),
-          catalog: S(catalog),
-          schema: S(schema),
-          name: S(table),
-        },
-      }),
-    );
+    await this.items.put({
+      pk: S(tableIdPk(tableId)),
+      sk: S(TABLEID_SK),
+      catalog: S(catalog),
+      schema: S(schema),
+      name: S(table),
+    });
     if (!(await this.parentsStillThere([catalogItem, schemaItem]))) {
       await this.deleteIdIndex(tableId);
-      await this.deleteIfAttr(item, "#tableId", item.tableId);
+      await this.deleteIfAttr(item, "tableId", item.tableId);
       const catalogNow = await this.get(CATALOG_PK, catalog);
       throw catalogNow === undefined || !this.parentVisible(catalogNow)
         ? catalogNotFound(catalog)
@@ -585,26 +535,14 @@ export class Catalog {
   /** CREATING -> ACTIVE, if the name is still reserved for this entry's table id. */
   async activateTable(entry: TableEntry): Promise<TableEntry> {
     const now = this.clock();
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: S(tablePk(entry.catalog, entry.schema)), sk: S(entry.name) },
-          UpdateExpression: "SET #state = :active, #changedAt = :now REMOVE staging",
-          ConditionExpression: "#tableId = :id AND #state = :creating",
-          ExpressionAttributeNames: attrNames("#state", "#changedAt", "#tableId"),
-          ExpressionAttributeValues: {
-            ":active": S("ACTIVE"),
-            ":creating": S("CREATING"),
-            ":now": N(now),
-            ":id": S(entry.tableId),
-          },
-        }),
-      );
+    const activated = await this.items.update(
+      { pk: S(tablePk(entry.catalog, entry.schema)), sk: S(entry.name) },
+      { set: { state: S("ACTIVE"), changedAt: N(now) }, remove: ["staging"] },
+      and(eq("tableId", S(entry.tableId)), eq("state", S("CREATING"))),
+    );
+    if (activated) {
       const { staging: _, ...active } = entry;
       return { ...active, state: "ACTIVE", updatedAt: now };
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
     }
     const current = await this.get(tablePk(entry.catalog, entry.schema), entry.name);
     if (current !== undefined && str(current, "tableId") === entry.tableId) {
@@ -623,20 +561,13 @@ export class Catalog {
    */
   async abortCreateTable(entry: TableEntry): Promise<boolean> {
     const pk = tablePk(entry.catalog, entry.schema);
-    try {
-      await this.client.send(
-        new DeleteItemCommand({
-          TableName: this.tableName,
-          Key: { pk: S(pk), sk: S(entry.name) },
-          ConditionExpression: "#tableId = :id AND #state = :creating",
-          ExpressionAttributeNames: attrNames("#tableId", "#state"),
-          ExpressionAttributeValues: { ":id": S(entry.tableId), ":creating": S("CREATING") },
-        }),
-      );
+    const deleted = await this.items.delete(
+      { pk: S(pk), sk: S(entry.name) },
+      and(eq("tableId", S(entry.tableId)), eq("state", S("CREATING"))),
+    );
+    if (deleted) {
       await this.deleteIdIndex(entry.tableId);
       return true;
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
     }
     const current = await this.get(pk, entry.name);
     if (current !== undefined && str(current, "tableId") === entry.tableId) {
@@ -726,26 +657,12 @@ export class Catalog {
   /** ACTIVE -> DROPPING: the name disappears; the caller then deletes the files. */
   async beginDropTable(entry: TableEntry): Promise<TableEntry> {
     const now = this.clock();
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: S(tablePk(entry.catalog, entry.schema)), sk: S(entry.name) },
-          UpdateExpression: "SET #state = :dropping, #changedAt = :now",
-          ConditionExpression: "#tableId = :id AND #state = :active",
-          ExpressionAttributeNames: attrNames("#state", "#changedAt", "#tableId"),
-          ExpressionAttributeValues: {
-            ":dropping": S("DROPPING"),
-            ":active": S("ACTIVE"),
-            ":now": N(now),
-            ":id": S(entry.tableId),
-          },
-        }),
-      );
-      return { ...entry, state: "DROPPING", updatedAt: now };
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
+    const marked = await this.items.update(
+      { pk: S(tablePk(entry.catalog, entry.schema)), sk: S(entry.name) },
+      { set: { state: S("DROPPING"), changedAt: N(now) } },
+      and(eq("tableId", S(entry.tableId)), eq("state", S("ACTIVE"))),
+    );
+    if (marked) return { ...entry, state: "DROPPING", updatedAt: now };
     const current = await this.get(tablePk(entry.catalog, entry.schema), entry.name);
     if (
       current !== undefined &&
@@ -772,7 +689,7 @@ export class Catalog {
       // Index first: a crash in between leaves a DROPPING item, which recovery knows how to
       // reclaim; the reverse would leave an index item nothing ever looks at.
       await this.deleteIdIndex(entry.tableId);
-      await this.deleteIfAttr(current, "#tableId", current.tableId);
+      await this.deleteIfAttr(current, "tableId", current.tableId);
       return;
     }
     await this.deleteIdIndex(entry.tableId);
@@ -867,14 +784,12 @@ export class Catalog {
     const removed: TableEntry[] = [];
     for (const table of tables) {
       await this.deleteIdIndex(str(table, "tableId"));
-      if (await this.deleteIfAttr(table, "#tableId", table.tableId)) {
+      if (await this.deleteIfAttr(table, "tableId", table.tableId)) {
         removed.push(toTableEntry(table));
       }
     }
     if (token === undefined) {
-      await this.client.send(
-        new DeleteItemCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk } }),
-      );
+      await this.items.delete(keyOf(item));
     } else if (!(await this.deleteIfToken(item, token))) {
       throw schemaNotEmpty(catalog, schema);
     }
@@ -885,167 +800,75 @@ export class Catalog {
   private async markDropping(item: Item): Promise<string | undefined> {
     const token = this.newId();
     const now = this.clock();
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: item.pk, sk: item.sk },
-          UpdateExpression: "SET #state = :dropping, #token = :token, #changedAt = :now",
-          ConditionExpression:
-            "#id = :id AND (#state = :active OR (#state = :dropping AND #changedAt <= :cutoff))",
-          ExpressionAttributeNames: attrNames("#state", "#token", "#changedAt", "#id"),
-          ExpressionAttributeValues: {
-            ":dropping": S("DROPPING"),
-            ":active": S("ACTIVE"),
-            ":token": S(token),
-            ":now": N(now),
-            ":cutoff": N(now - this.staleAfterMs),
-            ":id": item.id,
-          },
-        }),
-      );
-      return token;
-    } catch (err) {
-      if (isConditionFailure(err)) return undefined;
-      throw err;
-    }
-  }
-
-  /** Sends a conditional write: false when its condition does not hold, other errors thrown. */
-  private async sendIf(
-    command: PutItemCommand | UpdateItemCommand | DeleteItemCommand,
-  ): Promise<boolean> {
-    try {
-      await this.client.send(command as never);
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    const marked = await this.items.update(
+      keyOf(item),
+      { set: { state: S("DROPPING"), dropToken: S(token), changedAt: N(now) } },
+      and(
+        eq("id", attr(item, "id")),
+        or(
+          eq("state", S("ACTIVE")),
+          and(eq("state", S("DROPPING")), le("changedAt", N(now - this.staleAfterMs))),
+        ),
+      ),
+    );
+    return marked ? token : undefined;
   }
 
   private async revertDropping(item: Item, token: string): Promise<boolean> {
-    return this.sendIf(
-      new UpdateItemCommand({
-        TableName: this.tableName,
-        Key: { pk: item.pk, sk: item.sk },
-        UpdateExpression: "SET #state = :active, #changedAt = :now REMOVE #token",
-        ConditionExpression: "#state = :dropping AND #token = :token",
-        ExpressionAttributeNames: attrNames("#state", "#changedAt", "#token"),
-        ExpressionAttributeValues: {
-          ":active": S("ACTIVE"),
-          ":dropping": S("DROPPING"),
-          ":token": S(token),
-          ":now": N(this.clock()),
-        },
-      }),
+    return this.items.update(
+      keyOf(item),
+      { set: { state: S("ACTIVE"), changedAt: N(this.clock()) }, remove: ["dropToken"] },
+      and(eq("state", S("DROPPING")), eq("dropToken", S(token))),
     );
   }
 
   private async deleteIfToken(item: Item, token: string): Promise<boolean> {
-    return this.sendIf(
-      new DeleteItemCommand({
-        TableName: this.tableName,
-        Key: { pk: item.pk, sk: item.sk },
-        ConditionExpression: "#state = :dropping AND #token = :token",
-        ExpressionAttributeNames: attrNames("#state", "#token"),
-        ExpressionAttributeValues: { ":dropping": S("DROPPING"), ":token": S(token) },
-      }),
+    return this.items.delete(
+      keyOf(item),
+      and(eq("state", S("DROPPING")), eq("dropToken", S(token))),
     );
   }
 
-  /** Deletes `item`'s key if the attribute behind `name` still holds `value`. */
+  /** Deletes `item`'s key if the attribute `name` still holds `value`. */
   private async deleteIfAttr(
     item: Item,
-    name: "#id" | "#tableId",
+    name: "id" | "tableId",
     value: AttributeValue | undefined,
   ): Promise<boolean> {
     if (value === undefined) throw internal("CATALOG_CORRUPT", "catalog item lacks its id");
-    return this.sendIf(
-      new DeleteItemCommand({
-        TableName: this.tableName,
-        Key: { pk: item.pk, sk: item.sk },
-        ConditionExpression: `${name} = :value`,
-        ExpressionAttributeNames: attrNames(name),
-        ExpressionAttributeValues: { ":value": value },
-      }),
-    );
+    return this.items.delete(keyOf(item), eq(name, value));
   }
 
   private async deleteIdIndex(tableId: string): Promise<void> {
-    await this.client.send(
-      new DeleteItemCommand({
-        TableName: this.tableName,
-        Key: { pk: S(tableIdPk(tableId)), sk: S(TABLEID_SK) },
-      }),
-    );
+    await this.items.delete({ pk: S(tableIdPk(tableId)), sk: S(TABLEID_SK) });
   }
 
   private async putIfAbsent(item: Item): Promise<boolean> {
-    return this.sendIf(
-      new PutItemCommand({
-        TableName: this.tableName,
-        Item: item,
-        ConditionExpression: "attribute_not_exists(pk)",
-      }),
-    );
+    return this.items.put(item, attributeNotExists("pk"));
   }
 
   /** Overwrites exactly the abandoned item `prior` (same id, state and change time). */
   private async putReplacing(item: Item, prior: Item): Promise<boolean> {
-    return this.sendIf(
-      new PutItemCommand({
-        TableName: this.tableName,
-        Item: item,
-        ConditionExpression: "#tableId = :id AND #state = :state AND #changedAt = :changedAt",
-        ExpressionAttributeNames: attrNames("#tableId", "#state", "#changedAt"),
-        ExpressionAttributeValues: {
-          ":id": prior.tableId,
-          ":state": prior.state,
-          ":changedAt": prior.changedAt,
-        },
-      }),
+    return this.items.put(
+      item,
+      and(
+        eq("tableId", attr(prior, "tableId")),
+        eq("state", attr(prior, "state")),
+        eq("changedAt", attr(prior, "changedAt")),
+      ),
     );
   }
 
   private async get(pk: string, sk: string): Promise<Item | undefined> {
-    const { Item } = await this.client.send(
-      new GetItemCommand({
-        TableName: this.tableName,
-        Key: { pk: S(pk), sk: S(sk) },
-        ConsistentRead: true,
-      }),
-    );
-    return Item;
+    return this.items.get({ pk: S(pk), sk: S(sk) });
   }
 
-  /** Every item of a partition, following LastEvaluatedKey past DynamoDB's 1 MB pages. */
+  /** Every item of a partition (only those in `onlyState` if given), page after page. */
   private async queryAll(pk: string, onlyState?: TableState): Promise<Item[]> {
-    const items: Item[] = [];
-    let startKey: Item | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          KeyConditionExpression: "pk = :pk",
-          ExpressionAttributeValues: {
-            ":pk": S(pk),
-            ...(onlyState === undefined ? {} : { ":state": S(onlyState) }),
-          },
-          ...(onlyState === undefined
-            ? {}
-            : {
-                FilterExpression: "#state = :state",
-                ExpressionAttributeNames: attrNames("#state"),
-              }),
-          ConsistentRead: true,
-          ExclusiveStartKey: startKey,
-          Limit: this.pageSize,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return items;
+    return queryAll(this.items, {
+      partition: S(pk),
+      ...(onlyState === undefined ? {} : { filter: eq("state", S(onlyState)) }),
+      ...(this.pageSize === undefined ? {} : { limit: this.pageSize }),
+    });
   }
 }

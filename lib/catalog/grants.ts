@@ -1,6 +1,7 @@
 /**
  * Privileges granted on catalogs, schemas and tables (the rules are in lib/auth/privileges.ts),
- * kept in the catalog's DynamoDB table beside the entries they protect.
+ * kept in the catalog's DynamoDB table beside the entries they protect (through the catalog's item
+ * store, lib/kv/item-store.ts).
  *
  * One item per securable object: pk "GRANTS#<object id>", sk "GRANTS", and one string-set
  * attribute per principal, named "p:<principal>", holding what was granted to that principal.
@@ -14,18 +15,11 @@
  *   changes for different principals or privileges never lose one another; DynamoDB removes a set
  *   that becomes empty.
  */
-import {
-  type AttributeValue,
-  ConditionalCheckFailedException,
-  DeleteItemCommand,
-  type DynamoDBClient,
-  GetItemCommand,
-  UpdateItemCommand,
-} from "@aws-sdk/client-dynamodb";
+import { attributeExists, type ItemStore } from "../kv/item-store.ts";
 
 const SK = "GRANTS";
 const PRINCIPAL_PREFIX = "p:";
-const pk = (objectId: string) => `GRANTS#${objectId}`;
+const key = (objectId: string) => ({ pk: { S: `GRANTS#${objectId}` }, sk: { S: SK } });
 
 /** principal -> privileges granted to it on one object. */
 export type Grants = Map<string, Set<string>>;
@@ -37,22 +31,14 @@ export interface GrantChange {
 }
 
 export class GrantStore {
-  constructor(
-    private readonly client: DynamoDBClient,
-    private readonly tableName: string,
-  ) {}
+  /** `items`: the catalog table (CATALOG_TABLE_KEYS). */
+  constructor(private readonly items: ItemStore) {}
 
   /** Everything granted on one object. */
   async grantsOn(objectId: string): Promise<Grants> {
-    const { Item } = await this.client.send(
-      new GetItemCommand({
-        TableName: this.tableName,
-        Key: { pk: { S: pk(objectId) }, sk: { S: SK } },
-        ConsistentRead: true,
-      }),
-    );
+    const item = await this.items.get(key(objectId));
     const grants: Grants = new Map();
-    for (const [name, value] of Object.entries(Item ?? {})) {
+    for (const [name, value] of Object.entries(item ?? {})) {
       if (name.startsWith(PRINCIPAL_PREFIX) && value.SS !== undefined) {
         grants.set(name.slice(PRINCIPAL_PREFIX.length), new Set(value.SS));
       }
@@ -86,12 +72,7 @@ export class GrantStore {
 
   /** Forgets every grant on an object that was dropped. */
   async removeAll(objectId: string): Promise<void> {
-    await this.client.send(
-      new DeleteItemCommand({
-        TableName: this.tableName,
-        Key: { pk: { S: pk(objectId) }, sk: { S: SK } },
-      }),
-    );
+    await this.items.delete(key(objectId));
   }
 
   private async apply(
@@ -101,27 +82,18 @@ export class GrantStore {
   ): Promise<void> {
     const nonEmpty = sets.filter(([, privileges]) => privileges.size > 0);
     if (nonEmpty.length === 0) return;
-    const names: Record<string, string> = {};
-    const values: Record<string, AttributeValue> = {};
-    const clauses = nonEmpty.map(([principal, privileges], i) => {
-      names[`#p${i}`] = `${PRINCIPAL_PREFIX}${principal}`;
-      values[`:p${i}`] = { SS: [...privileges] };
-      return `#p${i} :p${i}`;
-    });
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: pk(objectId) }, sk: { S: SK } },
-          UpdateExpression: `${verb} ${clauses.join(", ")}`,
-          // UpdateItem creates missing items; revoking from an object without grants must not.
-          ...(verb === "DELETE" ? { ConditionExpression: "attribute_exists(pk)" } : {}),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-    } catch (err) {
-      if (!(err instanceof ConditionalCheckFailedException)) throw err;
-    }
+    const attributes = Object.fromEntries(
+      nonEmpty.map(([principal, privileges]) => [
+        `${PRINCIPAL_PREFIX}${principal}`,
+        { SS: [...privileges] },
+      ]),
+    );
+    // UpdateItem creates missing items; revoking from an object without grants must not, and
+    // then has nothing to do (a false answer).
+    await this.items.update(
+      key(objectId),
+      verb === "ADD" ? { add: attributes } : { delete: attributes },
+      verb === "DELETE" ? attributeExists("pk") : undefined,
+    );
   }
 }

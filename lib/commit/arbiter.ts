@@ -19,21 +19,23 @@
  *    #1410): a slow writer then saw no row and overwrote the commit. A row is the only durable
  *    record of a ratified-but-unpublished commit, and the latest row is what the next writer
  *    builds on, so any future clean-up may drop only published rows below the latest.
+ *
+ * The rows live in an item store (lib/kv/item-store.ts): the DynamoDB commit table in a
+ * deployment, memory in tests. Its reads are consistent: a writer that just lost a conditional
+ * put must see the winner's row.
  */
-import {
-  type AttributeValue,
-  ConditionalCheckFailedException,
-  CreateTableCommand,
-  DescribeTableCommand,
-  type DynamoDBClient,
-  PutItemCommand,
-  QueryCommand,
-  type QueryCommandInput,
-  ResourceInUseException,
-  ResourceNotFoundException,
-  UpdateItemCommand,
-} from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { internal } from "../errors.ts";
+import { ensureTable } from "../kv/dynamo-item-store.ts";
+import {
+  attributeExists,
+  attributeNotExists,
+  COMMIT_TABLE_KEYS,
+  type Item,
+  type ItemStore,
+  type Key,
+  queryAll,
+} from "../kv/item-store.ts";
 
 /** What a writer proposes for a version. */
 export interface RatifyEntry {
@@ -54,26 +56,22 @@ export interface RatifiedRow extends RatifyEntry {
 }
 
 export interface CommitArbiterOptions {
-  client: DynamoDBClient;
-  tableName: string;
+  /** The commit table (COMMIT_TABLE_KEYS): DynamoDB in a deployment, memory in tests. */
+  items: ItemStore;
   /** Source of `ratifiedAt`; defaults to Date.now. */
   clock?: () => number;
 }
-
-type Item = Record<string, AttributeValue>;
 
 // Rows read backwards per page while looking for the unpublished suffix: a handful normally covers
 // it in one round trip.
 const TAIL_PAGE = 16;
 
 export class CommitArbiter {
-  readonly tableName: string;
-  private readonly client: DynamoDBClient;
+  private readonly items: ItemStore;
   private readonly clock: () => number;
 
   constructor(options: CommitArbiterOptions) {
-    this.client = options.client;
-    this.tableName = options.tableName;
+    this.items = options.items;
     this.clock = options.clock ?? Date.now;
   }
 
@@ -83,67 +81,30 @@ export class CommitArbiter {
    * Unity Catalog client writes straight into the log before the catalog knows the table.
    */
   async ratify(entry: RatifyEntry, opts: { published?: boolean } = {}): Promise<boolean> {
-    try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: toItem({ ...entry, published: opts.published ?? false, ratifiedAt: this.clock() }),
-          ConditionExpression: "attribute_not_exists(tableId)",
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) return false;
-      throw err;
-    }
+    return this.items.put(
+      toItem({ ...entry, published: opts.published ?? false, ratifiedAt: this.clock() }),
+      attributeNotExists("tableId"),
+    );
   }
 
   /** The highest ratified version of the table, or undefined when none is. */
   async latest(tableId: string): Promise<RatifiedRow | undefined> {
-    const out = await this.client.send(
-      new QueryCommand({
-        ...keyQuery(this.tableName, tableId),
-        ScanIndexForward: false,
-        Limit: 1,
-      }),
-    );
-    const item = out.Items?.[0];
+    const page = await this.items.query({ partition: { S: tableId }, descending: true, limit: 1 });
+    const item = page.items[0];
     return item === undefined ? undefined : fromItem(item);
   }
 
   /** Ratified rows with fromVersion <= version <= toVersion (open-ended without toVersion), ascending. */
   async range(tableId: string, fromVersion: number, toVersion?: number): Promise<RatifiedRow[]> {
     if (toVersion !== undefined && toVersion < fromVersion) return [];
-    const base = keyQuery(this.tableName, tableId);
-    const input: QueryCommandInput =
-      toVersion === undefined
-        ? {
-            ...base,
-            KeyConditionExpression: "tableId = :t AND version >= :from",
-            ExpressionAttributeValues: {
-              ...base.ExpressionAttributeValues,
-              ":from": { N: String(fromVersion) },
-            },
-          }
-        : {
-            ...base,
-            KeyConditionExpression: "tableId = :t AND version BETWEEN :from AND :to",
-            ExpressionAttributeValues: {
-              ...base.ExpressionAttributeValues,
-              ":from": { N: String(fromVersion) },
-              ":to": { N: String(toVersion) },
-            },
-          };
-    const rows: RatifiedRow[] = [];
-    let startKey: Item | undefined;
-    do {
-      const out = await this.client.send(
-        new QueryCommand({ ...input, ScanIndexForward: true, ExclusiveStartKey: startKey }),
-      );
-      for (const item of out.Items ?? []) rows.push(fromItem(item));
-      startKey = out.LastEvaluatedKey;
-    } while (startKey !== undefined);
-    return rows;
+    const items = await queryAll(this.items, {
+      partition: { S: tableId },
+      sortKey:
+        toVersion === undefined
+          ? { op: ">=", value: { N: String(fromVersion) } }
+          : { op: "between", low: { N: String(fromVersion) }, high: { N: String(toVersion) } },
+    });
+    return items.map(fromItem);
   }
 
   /**
@@ -153,23 +114,21 @@ export class CommitArbiter {
   async tail(tableId: string): Promise<{ latest?: RatifiedRow; unpublished: RatifiedRow[] }> {
     let latest: RatifiedRow | undefined;
     const unpublished: RatifiedRow[] = [];
-    let startKey: Item | undefined;
+    let startKey: Key | undefined;
     do {
-      const out = await this.client.send(
-        new QueryCommand({
-          ...keyQuery(this.tableName, tableId),
-          ScanIndexForward: false,
-          Limit: TAIL_PAGE,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      for (const item of out.Items ?? []) {
+      const page = await this.items.query({
+        partition: { S: tableId },
+        descending: true,
+        limit: TAIL_PAGE,
+        startKey,
+      });
+      for (const item of page.items) {
         const row = fromItem(item);
         latest ??= row;
         if (row.published) return { latest, unpublished: unpublished.reverse() };
         unpublished.push(row);
       }
-      startKey = out.LastEvaluatedKey;
+      startKey = page.lastKey;
     } while (startKey !== undefined);
     return latest === undefined
       ? { unpublished: unpublished.reverse() }
@@ -186,94 +145,29 @@ export class CommitArbiter {
    * from creating a row, which would ratify a version nobody staged.
    */
   async markPublished(tableId: string, version: number): Promise<void> {
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { tableId: { S: tableId }, version: { N: String(version) } },
-          UpdateExpression: "SET published = :true",
-          ConditionExpression: "attribute_exists(tableId)",
-          ExpressionAttributeValues: { ":true": { BOOL: true } },
-        }),
+    const updated = await this.items.update(
+      { tableId: { S: tableId }, version: { N: String(version) } },
+      { set: { published: { BOOL: true } } },
+      attributeExists("tableId"),
+    );
+    if (!updated) {
+      throw internal(
+        "SILT_COMMIT_NOT_RATIFIED",
+        `Cannot mark version ${version} of table ${tableId} published: it was never ratified.`,
       );
-    } catch (err) {
-      if (err instanceof ConditionalCheckFailedException) {
-        throw internal(
-          "SILT_COMMIT_NOT_RATIFIED",
-          `Cannot mark version ${version} of table ${tableId} published: it was never ratified.`,
-        );
-      }
-      throw err;
     }
   }
 }
 
 /**
  * Creates the commit table (PK tableId S, SK version N, on-demand) unless it exists, then waits
- * until it is ACTIVE. Safe to race: a concurrent creator's ResourceInUse is treated as success.
+ * until it is ACTIVE. Safe to race.
  */
-export async function ensureCommitTable(
+export const ensureCommitTable = (
   client: DynamoDBClient,
   tableName: string,
   options: { timeoutMs?: number } = {},
-): Promise<void> {
-  const deadline = Date.now() + (options.timeoutMs ?? 120_000);
-  let status = await describeStatus(client, tableName);
-  if (status === undefined) {
-    try {
-      await client.send(
-        new CreateTableCommand({
-          TableName: tableName,
-          AttributeDefinitions: [
-            { AttributeName: "tableId", AttributeType: "S" },
-            { AttributeName: "version", AttributeType: "N" },
-          ],
-          KeySchema: [
-            { AttributeName: "tableId", KeyType: "HASH" },
-            { AttributeName: "version", KeyType: "RANGE" },
-          ],
-          BillingMode: "PAY_PER_REQUEST",
-        }),
-      );
-    } catch (err) {
-      if (!(err instanceof ResourceInUseException)) throw err;
-    }
-    status = await describeStatus(client, tableName);
-  }
-  let delayMs = 25;
-  while (status !== "ACTIVE") {
-    if (Date.now() > deadline) {
-      throw internal(
-        "SILT_COMMIT_TABLE_NOT_ACTIVE",
-        `DynamoDB table ${tableName} did not become ACTIVE (status ${status ?? "missing"}).`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    delayMs = Math.min(delayMs * 2, 2_000);
-    status = await describeStatus(client, tableName);
-  }
-}
-
-async function describeStatus(
-  client: DynamoDBClient,
-  tableName: string,
-): Promise<string | undefined> {
-  try {
-    const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    return out.Table?.TableStatus ?? "UNKNOWN";
-  } catch (err) {
-    if (err instanceof ResourceNotFoundException) return undefined;
-    throw err;
-  }
-}
-
-// Consistent reads: a writer that just lost a conditional put must see the winner's row.
-const keyQuery = (tableName: string, tableId: string) => ({
-  TableName: tableName,
-  KeyConditionExpression: "tableId = :t",
-  ExpressionAttributeValues: { ":t": { S: tableId } } as Item,
-  ConsistentRead: true,
-});
+): Promise<void> => ensureTable(client, tableName, COMMIT_TABLE_KEYS, options);
 
 function toItem(row: RatifiedRow): Item {
   return {

@@ -1,6 +1,8 @@
 /**
- * Builds a SiltContext from its parts: the one place that wires the catalog and the arbiter to
- * their DynamoDB tables, whether those live in AWS or in the embedded stand-in.
+ * Builds a SiltContext from its parts: the one place that wires the catalog, the grants, the
+ * arbiter and the idempotency store to their tables, whether those live in DynamoDB (in AWS or in
+ * the embedded stand-in) or in memory (`memory: true`, for tests and embedders that need no
+ * DynamoDB). Both run the same store classes over an item store (lib/kv/item-store.ts).
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ensureIdempotencyTable, IdempotencyStore } from "../api/idempotency.ts";
@@ -9,49 +11,90 @@ import { Catalog, ensureCatalogTable } from "../catalog/catalog-store.ts";
 import { GrantStore } from "../catalog/grants.ts";
 import { CommitArbiter, ensureCommitTable } from "../commit/arbiter.ts";
 import type { SiltContext } from "../context.ts";
+import { DynamoItemStore } from "../kv/dynamo-item-store.ts";
+import {
+  CATALOG_TABLE_KEYS,
+  COMMIT_TABLE_KEYS,
+  IDEMPOTENCY_TABLE_KEYS,
+  type ItemStore,
+  type KeySchema,
+} from "../kv/item-store.ts";
+import { MemoryItemStore } from "../kv/memory-item-store.ts";
 import { jsonLogger, type Logger } from "../logger.ts";
 import type { ObjectStore } from "../storage/object-store.ts";
 
-export interface ContextParts {
+interface CommonParts {
   store: ObjectStore;
   storageRootUri: string;
-  dynamo: DynamoDBClient;
-  commitsTable: string;
-  catalogTable: string;
-  /** DynamoDB table of Idempotency-Key records; without it the header is ignored. */
-  idempotencyTable?: string;
   logger?: Logger;
   /** The caller every operation runs as; privileges are not checked (see SiltContext). */
   principal?: string;
   /** Vends table-scoped read credentials (AWS: STS AssumeRole of the table-access role). */
   tableCredentials?: TableCredentialVendor;
   clock?: () => number;
+}
+
+export interface DynamoContextParts extends CommonParts {
+  memory?: false;
+  dynamo: DynamoDBClient;
+  commitsTable: string;
+  catalogTable: string;
+  /** DynamoDB table of Idempotency-Key records; without it the header is ignored. */
+  idempotencyTable?: string;
   /** Create the DynamoDB tables when absent (local mode and tests; CDK creates them in AWS). */
   ensureTables?: boolean;
 }
 
+/** Commits, catalog, grants and Idempotency-Key records in this process's memory. */
+export interface MemoryContextParts extends CommonParts {
+  memory: true;
+  /** Keep Idempotency-Key records; without it the header is ignored (as without a table). */
+  idempotency?: boolean;
+}
+
+export type ContextParts = DynamoContextParts | MemoryContextParts;
+
 export async function buildContext(parts: ContextParts): Promise<SiltContext> {
-  if (parts.ensureTables) {
-    await ensureCommitTable(parts.dynamo, parts.commitsTable);
-    await ensureCatalogTable(parts.dynamo, parts.catalogTable);
-    if (parts.idempotencyTable !== undefined) {
-      await ensureIdempotencyTable(parts.dynamo, parts.idempotencyTable);
+  let tables: { commits: ItemStore; catalog: ItemStore; idempotency?: ItemStore };
+  if (parts.memory === true) {
+    tables = {
+      commits: new MemoryItemStore(COMMIT_TABLE_KEYS),
+      catalog: new MemoryItemStore(CATALOG_TABLE_KEYS),
+      ...(parts.idempotency === true
+        ? { idempotency: new MemoryItemStore(IDEMPOTENCY_TABLE_KEYS) }
+        : {}),
+    };
+  } else {
+    if (parts.ensureTables) {
+      await ensureCommitTable(parts.dynamo, parts.commitsTable);
+      await ensureCatalogTable(parts.dynamo, parts.catalogTable);
+      if (parts.idempotencyTable !== undefined) {
+        await ensureIdempotencyTable(parts.dynamo, parts.idempotencyTable);
+      }
     }
+    const table = (name: string, keys: KeySchema) => new DynamoItemStore(parts.dynamo, name, keys);
+    tables = {
+      commits: table(parts.commitsTable, COMMIT_TABLE_KEYS),
+      catalog: table(parts.catalogTable, CATALOG_TABLE_KEYS),
+      ...(parts.idempotencyTable === undefined
+        ? {}
+        : { idempotency: table(parts.idempotencyTable, IDEMPOTENCY_TABLE_KEYS) }),
+    };
   }
   const clock = parts.clock ?? Date.now;
   return {
     store: parts.store,
     storageRootUri: parts.storageRootUri,
-    arbiter: new CommitArbiter({ client: parts.dynamo, tableName: parts.commitsTable, clock }),
-    catalog: new Catalog(parts.dynamo, parts.catalogTable, { clock }),
-    grants: new GrantStore(parts.dynamo, parts.catalogTable),
+    arbiter: new CommitArbiter({ items: tables.commits, clock }),
+    catalog: new Catalog(tables.catalog, { clock }),
+    grants: new GrantStore(tables.catalog),
     clock,
     logger: parts.logger ?? jsonLogger(),
     principal: parts.principal ?? "silt",
     tableCredentials: parts.tableCredentials,
     idempotency:
-      parts.idempotencyTable === undefined
+      tables.idempotency === undefined
         ? undefined
-        : new IdempotencyStore(parts.dynamo, parts.idempotencyTable, clock),
+        : new IdempotencyStore(tables.idempotency, clock),
   };
 }
