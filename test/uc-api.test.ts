@@ -544,6 +544,23 @@ describe("commits another engine writes", () => {
     expect((await addCommit("ext", good, [{ type: "assert-etag", etag }])).status).toBe(200);
   });
 
+  it("tells a race loser that already saw the winners published to rebase (409), not 400", async () => {
+    const before = await state("ext");
+    const uuid = (await load("ext")).metadata["table-uuid"];
+    // The loser read version V-2 and wrote its commit for V-1; by the time it sends it, it has
+    // listed the log up to the latest version V as published.
+    const loser = await stage(loc, before.version - 1, [commitInfo(Date.now() + 50_000)]);
+    const res = await silt.call("POST", `${DT}/ext`, {
+      requirements: [{ type: "assert-table-uuid", uuid }],
+      updates: [
+        { action: "add-commit", commit: loser },
+        { action: "set-latest-backfilled-version", "latest-published-version": before.version },
+      ],
+    });
+    expect([res.status, res.body.error.type]).toEqual([409, "CommitVersionConflictException"]);
+    expect(await state("ext")).toEqual(before);
+  });
+
   it("refuses a commit that turns a requirement off", async () => {
     const before = await state("ext");
     const snapshotMeta = (await load("ext")).metadata;

@@ -307,17 +307,16 @@ async function updateTable(
       `Update ${alone.join(", ")} needs an add-commit: Silt reads a table's metadata from its Delta log, so metadata changes arrive as commits.`,
     );
   }
-  const commitVersion =
-    addCommit === undefined
-      ? (latest?.version ?? -1)
-      : requiredInteger(asObject(addCommit.commit, "field 'commit'"), "version");
+  // Against the table's latest version, not the commit's: a client whose commit lost the race
+  // may already have seen the winners published, and must get the 409 that makes it rebase.
   const backfill = byAction.get("set-latest-backfilled-version");
   if (backfill !== undefined) {
     const published = requiredInteger(backfill, "latest-published-version");
-    if (published > commitVersion) {
+    const last = latest?.version ?? -1;
+    if (published > last) {
       throw badRequest(
         "INVALID_PARAMETER_VALUE",
-        `latest-published-version ${published} is above the table's latest version ${commitVersion}.`,
+        `latest-published-version ${published} is above the table's latest version ${last}.`,
       );
     }
   }

@@ -250,11 +250,11 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
         : asObject(body.commit_info, "field 'commit_info'");
     if (commitInfo !== undefined) onlyKnownFields(commitInfo, COMMIT_INFO_FIELDS, "commit_info");
     const backfilled = optionalInteger(body, "latest_backfilled_version");
-    const last = commitInfo === undefined ? latestBefore : requiredInteger(commitInfo, "version");
-    if (backfilled !== undefined && backfilled > last) {
+    // Against the table's latest version (see delta-routes.ts): a race loser gets its 409.
+    if (backfilled !== undefined && backfilled > latestBefore) {
       throw badRequest(
         "INVALID_PARAMETER_VALUE",
-        `latest_backfilled_version ${backfilled} is above the table's latest version ${last}.`,
+        `latest_backfilled_version ${backfilled} is above the table's latest version ${latestBefore}.`,
       );
     }
     if (commitInfo !== undefined) {
