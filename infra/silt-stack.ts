@@ -123,8 +123,9 @@ interface FunctionSpec extends AccessSpec {
   /** Whether Idempotency-Key records apply; default when it serves POST or DELETE. */
   idempotent?: boolean;
   /**
-   * Vends table credentials (lib/auth/credentials.ts): may assume the table-access role, whose
-   * ARN it reads from SILT_TABLE_ACCESS_ROLE_ARN.
+   * Vends table credentials (lib/auth/credentials.ts): may assume the table-access role (READ)
+   * and the table-write role (READ_WRITE), whose ARNs it reads from SILT_TABLE_ACCESS_ROLE_ARN
+   * and SILT_TABLE_WRITE_ROLE_ARN.
    */
   vendsCredentials?: boolean;
 }
@@ -314,7 +315,8 @@ const FUNCTIONS: Record<Operation, FunctionSpec> = {
     catalog: ["GetItem", "UpdateItem"],
   },
   credentials: {
-    description: "Temporary credentials to read one table's files (AssumeRole, session policy)",
+    description:
+      "Temporary credentials to read or write one table's files (AssumeRole, session policy)",
     memorySize: 1024,
     routes: [[POST, "/api/v1/temporary-table-credentials"]],
     // Vending commits nothing, and its answers are secrets no idempotency record may keep.
@@ -334,8 +336,9 @@ const FUNCTIONS: Record<Operation, FunctionSpec> = {
     // 200 by the UC protocol itself. (Its routes come before the Idempotency-Key middleware in
     // lib/api/app.ts, whose records would also keep the credentials it vends.)
     idempotent: false,
-    // UC clients read a table's files with the credentials of temporary-table-credentials and
-    // the Delta API's …/credentials, as the credentials function vends them.
+    // UC clients read and write a table's files with the credentials of
+    // temporary-table-credentials, the Delta API's …/credentials and staging, as the credentials
+    // function vends them.
     vendsCredentials: true,
     // Reads footers and commits, publishes them, and deletes a table's files on drop or on a
     // refused finalize.
@@ -383,6 +386,11 @@ export class SiltStack extends Stack {
   readonly functions: Record<Operation, nodejs.NodejsFunction>;
   /** Assumed per request by the vending functions, narrowed to one table (credential vending). */
   readonly tableAccessRole: iam.Role;
+  /**
+   * As the table-access role, for READ_WRITE credentials: also puts objects under tables/ (the
+   * bucket policy admits it there), never deletes them.
+   */
+  readonly tableWriteRole: iam.Role;
   readonly pipelineFunctions: Record<PipelineFunction, nodejs.NodejsFunction>;
   /** FIFO queue of S3 "Object Created" events, one message group per table. */
   readonly ingestQueue: sqs.Queue;
@@ -530,10 +538,23 @@ export class SiltStack extends Stack {
     const vendors = (Object.keys(FUNCTIONS) as Operation[]).filter(
       (op) => FUNCTIONS[op].vendsCredentials === true,
     );
-    this.tableAccessRole = this.#tableAccessRole(
-      vendors.map((op) => functions[op]),
-      tablesPrefix,
-    );
+    const vendorFunctions = vendors.map((op) => functions[op]);
+    this.tableAccessRole = this.#vendedRole("TableAccessRole", vendorFunctions, tablesPrefix, {
+      description: "Silt: read access to one table per session, vended by Silt's functions",
+      objectActions: ["s3:GetObject"],
+      environmentVariable: "SILT_TABLE_ACCESS_ROLE_ARN",
+      sessionPolicy: "readSessionPolicy",
+    });
+    this.tableWriteRole = this.#vendedRole("TableWriteRole", vendorFunctions, tablesPrefix, {
+      description:
+        "Silt: read and write (no delete) access to one table per session, vended by Silt's functions",
+      // TABLE_WRITE_ACTIONS of lib/auth/credentials.ts, the READ_WRITE session policy's
+      // (test/infra.test.ts compares them): PutObject is also every step of a multipart upload
+      // but its abort, which Hadoop S3A sends when an upload fails.
+      objectActions: ["s3:AbortMultipartUpload", "s3:GetObject", "s3:PutObject"],
+      environmentVariable: "SILT_TABLE_WRITE_ROLE_ARN",
+      sessionPolicy: "readWriteSessionPolicy",
+    });
 
     // ---- Ingestion ----
     const queueDefaults = {
@@ -747,17 +768,33 @@ export class SiltStack extends Stack {
     };
 
     // Nobody but Silt's functions writes under the tables prefix (issue 6, Authorization): a
-    // foreign writer could put files the log does not know or delete files it references.
+    // foreign writer could put files the log does not know or delete files it references. The
+    // one exception is the table-write role, whose sessions (READ_WRITE credentials, one table
+    // each) put the data files and staged commits of the engines that commit through Silt's
+    // arbiter; it may not delete there either.
+    const functionRoleArns = this.#functionRoles.map((r) => r.roleArn);
     this.bucket.addToResourcePolicy(
       new iam.PolicyStatement({
-        sid: "OnlySiltFunctionsWriteTables",
+        sid: "OnlySiltWritesTables",
         effect: iam.Effect.DENY,
         principals: [new iam.AnyPrincipal()],
-        actions: ["s3:PutObject", "s3:DeleteObject"],
+        actions: ["s3:PutObject"],
         resources: [this.bucket.arnForObjects(`${tablesPrefix}*`)],
         conditions: {
-          ArnNotEquals: { "aws:PrincipalArn": this.#functionRoles.map((r) => r.roleArn) },
+          ArnNotEquals: {
+            "aws:PrincipalArn": [...functionRoleArns, this.tableWriteRole.roleArn],
+          },
         },
+      }),
+    );
+    this.bucket.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: "OnlySiltFunctionsDeleteTables",
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ["s3:DeleteObject"],
+        resources: [this.bucket.arnForObjects(`${tablesPrefix}*`)],
+        conditions: { ArnNotEquals: { "aws:PrincipalArn": functionRoleArns } },
       }),
     );
 
@@ -831,24 +868,37 @@ export class SiltStack extends Stack {
   }
 
   /**
-   * Credential vending (lib/auth/credentials.ts): the role whose sessions readers receive. The
-   * vending functions (the credentials one, and the Unity Catalog one for its clients) assume it
-   * per request with a session policy narrowing it to one table's prefix; the role itself can
-   * only read and list the tables prefix (writing there is for Silt's functions alone, and the
-   * bucket policy denies it to everyone else anyway).
+   * Credential vending (lib/auth/credentials.ts): a role whose sessions callers receive, READ
+   * (the table-access role) or READ_WRITE (the table-write role). The vending functions (the
+   * credentials one, and the Unity Catalog one for its clients) assume it per request with a
+   * session policy narrowing it to one table's prefix; the role itself may do `objectActions`
+   * on the objects under the tables prefix and list that prefix, nothing else. Neither may
+   * delete there: that is for Silt's functions alone, and the bucket policy denies it to
+   * everyone else anyway.
    */
-  #tableAccessRole(vendors: nodejs.NodejsFunction[], tablesPrefix: string): iam.Role {
-    const role = new iam.Role(this, "TableAccessRole", {
+  #vendedRole(
+    id: string,
+    vendors: nodejs.NodejsFunction[],
+    tablesPrefix: string,
+    opts: {
+      description: string;
+      objectActions: string[];
+      environmentVariable: string;
+      /** The function in lib/auth/credentials.ts that narrows each session (for cdk-nag's reason). */
+      sessionPolicy: string;
+    },
+  ): iam.Role {
+    const role = new iam.Role(this, id, {
       assumedBy: new iam.CompositePrincipal(
         ...vendors.map((vendor) => new iam.ArnPrincipal((vendor.role as iam.Role).roleArn)),
       ),
-      description: "Silt: read access to one table per session, vended by Silt's functions",
+      description: opts.description,
       // Vended credentials last one hour; a role chained from a Lambda role cannot exceed that.
       maxSessionDuration: Duration.hours(1),
     });
     role.addToPrincipalPolicy(
       new iam.PolicyStatement({
-        actions: ["s3:GetObject"],
+        actions: opts.objectActions,
         resources: [this.bucket.arnForObjects(`${tablesPrefix}*`)],
       }),
     );
@@ -863,7 +913,7 @@ export class SiltStack extends Stack {
       (vendor.role as iam.Role).addToPrincipalPolicy(
         new iam.PolicyStatement({ actions: ["sts:AssumeRole"], resources: [role.roleArn] }),
       );
-      vendor.addEnvironment("SILT_TABLE_ACCESS_ROLE_ARN", role.roleArn);
+      vendor.addEnvironment(opts.environmentVariable, role.roleArn);
     }
     NagSuppressions.addResourceSuppressions(
       role,
@@ -873,7 +923,7 @@ export class SiltStack extends Stack {
           reason:
             "Table objects are keyed tables/<uuid>/<file>, so a prefix pattern is the narrowest " +
             "resource naming them all; each session is narrowed further to one table by its " +
-            "session policy (lib/auth/credentials.ts readSessionPolicy).",
+            `session policy (lib/auth/credentials.ts ${opts.sessionPolicy}).`,
           appliesTo: [`Resource::<${this.#logicalId(this.bucket)}.Arn>/${tablesPrefix}*`],
         },
       ],

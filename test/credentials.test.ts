@@ -8,16 +8,22 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../lib/api/app.ts";
-import { readSessionPolicy, StsTableCredentials, sessionName } from "../lib/auth/credentials.ts";
+import {
+  readSessionPolicy,
+  readWriteSessionPolicy,
+  StsTableCredentials,
+  sessionName,
+} from "../lib/auth/credentials.ts";
 import { createStsClient } from "../lib/aws-clients.ts";
 import { type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
 
 const ALICE = "arn:aws:iam::123456789012:user/alice";
 const BOB = "arn:aws:iam::123456789012:user/bob";
 const ROLE_ARN = "arn:aws:iam::123456789012:role/silt-table-access";
+const WRITE_ROLE_ARN = "arn:aws:iam::123456789012:role/silt-table-write";
 const EXPIRATION = "2026-11-29T18:00:00Z";
 
-describe("the session policy", () => {
+describe("the session policies", () => {
   it("lets the role read and list one table's prefix and nothing else", () => {
     expect(readSessionPolicy("aws", "data", "pre/tables/7f0c/")).toEqual({
       Version: "2012-10-17",
@@ -39,6 +45,27 @@ describe("the session policy", () => {
     });
   });
 
+  it("lets the write role read, put and list one table's prefix, and delete nothing", () => {
+    expect(readWriteSessionPolicy("aws-cn", "data", "pre/tables/7f0c")).toEqual({
+      Version: "2012-10-17",
+      Statement: [
+        {
+          Sid: "ReadWriteTableObjects",
+          Effect: "Allow",
+          Action: ["s3:AbortMultipartUpload", "s3:GetObject", "s3:PutObject"],
+          Resource: "arn:aws-cn:s3:::data/pre/tables/7f0c/*",
+        },
+        {
+          Sid: "ListTableObjects",
+          Effect: "Allow",
+          Action: "s3:ListBucket",
+          Resource: "arn:aws-cn:s3:::data",
+          Condition: { StringLike: { "s3:prefix": ["pre/tables/7f0c", "pre/tables/7f0c/*"] } },
+        },
+      ],
+    });
+  });
+
   it("names the session after the caller in the characters STS allows", () => {
     expect(sessionName(BOB)).toBe("silt-arn-aws-iam--123456789012-user-bob");
     expect(sessionName("x".repeat(100))).toHaveLength(64);
@@ -50,12 +77,13 @@ describe("POST /api/v1/temporary-table-credentials", () => {
   let sts: Server;
   const assumed: URLSearchParams[] = [];
   let app: ReturnType<typeof createApp>;
+  let readOnlyApp: ReturnType<typeof createApp>;
   let bucket: string;
   let prefix: string;
   let tableId: string;
 
-  const call = async (principal: string, body: unknown) => {
-    const res = await app.request(
+  const call = async (principal: string, body: unknown, via = app) => {
+    const res = await via.request(
       "http://silt.test/api/v1/temporary-table-credentials",
       {
         method: "POST",
@@ -120,10 +148,24 @@ describe("POST /api/v1/temporary-table-credentials", () => {
     const tableCredentials = new StsTableCredentials({
       client: createStsClient({ endpoint, region: "us-east-1" }),
       roleArn: ROLE_ARN,
+      writeRoleArn: WRITE_ROLE_ARN,
       bucket,
       prefix,
     });
     app = createApp({ ...silt.ctx, tableCredentials }, { auth: "iam" });
+    // The same deployment before it had a table-write role: READ only.
+    readOnlyApp = createApp(
+      {
+        ...silt.ctx,
+        tableCredentials: new StsTableCredentials({
+          client: createStsClient({ endpoint, region: "us-east-1" }),
+          roleArn: ROLE_ARN,
+          bucket,
+          prefix,
+        }),
+      },
+      { auth: "iam" },
+    );
     for (const statement of [
       "CREATE CATALOG lake",
       "CREATE SCHEMA lake.raw",
@@ -180,17 +222,141 @@ describe("POST /api/v1/temporary-table-credentials", () => {
     expect(res.body.aws_temp_credentials.access_key_id).toBe("ASIAEXAMPLE2");
   });
 
-  it("refuses READ_WRITE: MODIFY first, then because the table is catalog-managed", async () => {
+  it("vends READ_WRITE credentials of the write role, scoped to the table, to callers with MODIFY", async () => {
     const calls = assumed.length;
     const noModify = await call(BOB, { table_id: tableId, operation: "READ_WRITE" });
     expect(noModify.status).toBe(403);
+    expect(noModify.body.error_class).toBe("INSUFFICIENT_PERMISSIONS");
     expect(noModify.body.message).toContain("does not have MODIFY on Table 'lake.raw.events'");
-    await sql(`GRANT MODIFY ON TABLE lake.raw.events TO \`${BOB}\``);
-    const managed = await call(BOB, { table_id: tableId, operation: "READ_WRITE" });
-    expect(managed.status).toBe(403);
-    expect(managed.body.error_class).toBe("EXTERNAL_WRITE_NOT_ALLOWED_FOR_TABLE");
-    expect(managed.body.message).toContain("Request READ credentials");
     expect(assumed).toHaveLength(calls);
+    await sql(`GRANT MODIFY ON TABLE lake.raw.events TO \`${BOB}\``);
+    const res = await call(BOB, { table_id: tableId, operation: "READ_WRITE" });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const n = calls + 1;
+    expect(res.body).toEqual({
+      aws_temp_credentials: {
+        access_key_id: `ASIAEXAMPLE${n}`,
+        secret_access_key: `secret-${n}`,
+        session_token: `token-${n}`,
+      },
+      expiration_time: Date.parse(EXPIRATION),
+      url: `s3://${bucket}/${prefix}tables/${tableId}`,
+    });
+    expect(assumed).toHaveLength(n);
+    const request = assumed[calls];
+    expect(request.get("Action")).toBe("AssumeRole");
+    expect(request.get("RoleArn")).toBe(WRITE_ROLE_ARN);
+    expect(request.get("RoleSessionName")).toBe("silt-arn-aws-iam--123456789012-user-bob");
+    expect(request.get("DurationSeconds")).toBe("3600");
+    // Exactly this policy: put, read and list this table's prefix, delete nothing anywhere.
+    const dir = `${prefix}tables/${tableId}`;
+    expect(JSON.parse(request.get("Policy") ?? "")).toEqual({
+      Version: "2012-10-17",
+      Statement: [
+        {
+          Sid: "ReadWriteTableObjects",
+          Effect: "Allow",
+          Action: ["s3:AbortMultipartUpload", "s3:GetObject", "s3:PutObject"],
+          Resource: `arn:aws:s3:::${bucket}/${dir}/*`,
+        },
+        {
+          Sid: "ListTableObjects",
+          Effect: "Allow",
+          Action: "s3:ListBucket",
+          Resource: `arn:aws:s3:::${bucket}`,
+          Condition: { StringLike: { "s3:prefix": [dir, `${dir}/*`] } },
+        },
+      ],
+    });
+    // READ still assumes the read-only role.
+    const read = await call(BOB, { table_id: tableId, operation: "READ" });
+    expect(read.status).toBe(200);
+    expect(assumed[n].get("RoleArn")).toBe(ROLE_ARN);
+  });
+
+  it("answers READ_WRITE through the Delta API's credentials and staging routes", async () => {
+    const UC = "http://silt.test/api/2.1/unity-catalog";
+    const uc = async (method: string, path: string, body?: unknown) => {
+      const res = await app.request(
+        `${UC}${path}`,
+        {
+          method,
+          headers: { "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        },
+        { event: { requestContext: { authorizer: { iam: { userArn: ALICE } } } } },
+      );
+      // biome-ignore lint/suspicious/noExplicitAny: inspected field by field.
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const calls = assumed.length;
+    const creds = await uc(
+      "GET",
+      "/delta/v1/catalogs/lake/schemas/raw/tables/events/credentials?operation=READ_WRITE",
+    );
+    expect(creds.status, JSON.stringify(creds.body)).toBe(200);
+    expect(creds.body["storage-credentials"]).toEqual([
+      {
+        prefix: `s3://${bucket}/${prefix}tables/${tableId}`,
+        operation: "READ_WRITE",
+        config: {
+          "s3.access-key-id": `ASIAEXAMPLE${calls + 1}`,
+          "s3.secret-access-key": `secret-${calls + 1}`,
+          "s3.session-token": `token-${calls + 1}`,
+        },
+        "expiration-time-ms": Date.parse(EXPIRATION),
+      },
+    ]);
+    expect(assumed[calls].get("RoleArn")).toBe(WRITE_ROLE_ARN);
+    // A staging table: its first version is written with the write role, scoped to its id.
+    const staged = await uc("POST", "/delta/v1/catalogs/lake/schemas/raw/staging-tables", {
+      name: "staged",
+    });
+    expect(staged.status, JSON.stringify(staged.body)).toBe(200);
+    const [stagedCreds] = staged.body["storage-credentials"];
+    expect(stagedCreds).toMatchObject({ operation: "READ_WRITE", prefix: staged.body.location });
+    const stagedRequest = assumed[calls + 1];
+    expect(stagedRequest.get("RoleArn")).toBe(WRITE_ROLE_ARN);
+    expect(JSON.parse(stagedRequest.get("Policy") ?? "")).toEqual(
+      readWriteSessionPolicy("aws", bucket, `${prefix}tables/${staged.body["table-id"]}/`),
+    );
+    const again = await uc(
+      "GET",
+      `/delta/v1/staging-tables/${staged.body["table-id"]}/credentials`,
+    );
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(again.body["storage-credentials"]).toMatchObject([
+      { operation: "READ_WRITE", prefix: staged.body.location },
+    ]);
+    expect(assumed[calls + 2].get("RoleArn")).toBe(WRITE_ROLE_ARN);
+    // The legacy API's temporary-table-credentials for the staging id, as Spark asks in that mode.
+    const legacy = await uc("POST", "/temporary-table-credentials", {
+      table_id: staged.body["table-id"],
+      operation: "READ_WRITE",
+    });
+    expect(legacy.status, JSON.stringify(legacy.body)).toBe(200);
+    expect(legacy.body).toMatchObject({
+      aws_temp_credentials: { access_key_id: `ASIAEXAMPLE${calls + 4}` },
+      url: staged.body.location,
+    });
+    expect(assumed[calls + 3].get("RoleArn")).toBe(WRITE_ROLE_ARN);
+    expect(JSON.parse(assumed[calls + 3].get("Policy") ?? "")).toEqual(
+      readWriteSessionPolicy("aws", bucket, `${prefix}tables/${staged.body["table-id"]}/`),
+    );
+  });
+
+  it("says READ_WRITE vending is not configured where the deployment has no table-write role", async () => {
+    const calls = assumed.length;
+    const res = await call(BOB, { table_id: tableId, operation: "READ_WRITE" }, readOnlyApp);
+    expect(res.status).toBe(501);
+    expect(res.body.error_class).toBe("CREDENTIAL_VENDING_NOT_CONFIGURED");
+    expect(res.body.message).toContain("SILT_TABLE_WRITE_ROLE_ARN");
+    expect(res.body.message).toContain("Request READ credentials");
+    expect(assumed).toHaveLength(calls);
+    // READ still works there.
+    const read = await call(BOB, { table_id: tableId, operation: "READ" }, readOnlyApp);
+    expect(read.status).toBe(200);
+    expect(assumed[calls].get("RoleArn")).toBe(ROLE_ARN);
   });
 
   it("answers bad requests with what to fix", async () => {

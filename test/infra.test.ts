@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineSiltApp } from "../infra/silt-app.ts";
 import type { PipelineFunction, SiltStack } from "../infra/silt-stack.ts";
 import { createApp, OPERATIONS, type Operation } from "../lib/api/app.ts";
+import { readSessionPolicy, readWriteSessionPolicy } from "../lib/auth/credentials.ts";
 import type { SiltContext } from "../lib/context.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -119,6 +120,7 @@ function describeResource(resource: unknown): string {
     [logicalId(stack.ingestEventsDeadLetterQueue), "queue:events-dead-letters"],
     [logicalId(stack.rejectedFilesQueue), "queue:rejected-files"],
     [logicalId(stack.tableAccessRole), "role:table-access"],
+    [logicalId(stack.tableWriteRole), "role:table-write"],
   ]);
   for (const name of ALL_FUNCTIONS) {
     const fn = fnOf(name);
@@ -266,28 +268,51 @@ describe("data bucket", () => {
     });
   });
 
-  it("lets only the function roles write or delete under tables/", () => {
+  it("lets only the function roles, and the table-write role's sessions, write under tables/", () => {
     const bucketId = logicalId(stack.bucket);
     const [[, policy]] = ofType("AWS::S3::BucketPolicy").filter(
       ([, r]) => refTarget(r.Properties.Bucket) === bucketId,
     );
     const statements = (policy.Properties.PolicyDocument as { Statement: (Statement & Json)[] })
       .Statement;
-    const guard = statements.find((s) => s.Sid === "OnlySiltFunctionsWriteTables");
-    expect(guard).toBeDefined();
-    expect(guard?.Effect).toBe("Deny");
-    expect(guard?.Principal).toEqual({ AWS: "*" });
-    expect([guard?.Action].flat().sort()).toEqual(["s3:DeleteObject", "s3:PutObject"]);
-    expect(describeResource(guard?.Resource)).toBe("bucket/tables/*");
-    const condition = (guard as Json).Condition as {
-      ArnNotEquals: { "aws:PrincipalArn": unknown[] };
+    const guard = (sid: string) => {
+      const st = statements.find((s) => s.Sid === sid);
+      expect(st, sid).toBeDefined();
+      expect(st?.Effect).toBe("Deny");
+      expect(st?.Principal).toEqual({ AWS: "*" });
+      expect(describeResource(st?.Resource)).toBe("bucket/tables/*");
+      const condition = (st as Json).Condition as {
+        ArnNotEquals: { "aws:PrincipalArn": unknown[] };
+      };
+      expect(Object.keys((st as Json).Condition as Json)).toEqual(["ArnNotEquals"]);
+      return {
+        actions: [st?.Action].flat(),
+        allowed: condition.ArnNotEquals["aws:PrincipalArn"].map(refTarget).sort(),
+      };
     };
-    const allowed = condition.ArnNotEquals["aws:PrincipalArn"].map(refTarget);
     // The enqueue function touches no table, so it is not among them; nor are the permissions
     // and credentials functions, nor the table-access role whose sessions readers get.
     const tableOps = OPERATIONS.filter((op) => op !== "permissions" && op !== "credentials");
     const roles = [...tableOps, "ingest", "maintenance"].map((op) => roleIdOf(op as AnyFunction));
-    expect(allowed.sort()).toEqual(roles.sort());
+    // Puts: Silt's functions and the table-write role (READ_WRITE credentials, whose session
+    // policy narrows each to one table).
+    expect(guard("OnlySiltWritesTables")).toEqual({
+      actions: ["s3:PutObject"],
+      allowed: [...roles, logicalId(stack.tableWriteRole)].sort(),
+    });
+    // Deletes: Silt's functions alone.
+    expect(guard("OnlySiltFunctionsDeleteTables")).toEqual({
+      actions: ["s3:DeleteObject"],
+      allowed: [...roles].sort(),
+    });
+    // No other statement allows or denies object writes under tables/.
+    const writes = statements.filter((s) =>
+      [s.Action].flat().some((a) => ["s3:PutObject", "s3:DeleteObject"].includes(a as string)),
+    );
+    expect(writes.map((s) => s.Sid).sort()).toEqual([
+      "OnlySiltFunctionsDeleteTables",
+      "OnlySiltWritesTables",
+    ]);
   });
 });
 
@@ -439,7 +464,7 @@ describe("functions", () => {
       "credentials",
       "unity-catalog",
     ]);
-    // The functions that vend table credentials learn the role they assume for it.
+    // The functions that vend table credentials learn the roles they assume for it.
     const vendors = new Set<Operation>(["credentials", "unity-catalog"]);
     for (const op of OPERATIONS) {
       const env = (props(logicalId(stack.functions[op])).Environment as Json).Variables as Json;
@@ -454,6 +479,9 @@ describe("functions", () => {
           ? {
               SILT_TABLE_ACCESS_ROLE_ARN: {
                 "Fn::GetAtt": [logicalId(stack.tableAccessRole), "Arn"],
+              },
+              SILT_TABLE_WRITE_ROLE_ARN: {
+                "Fn::GetAtt": [logicalId(stack.tableWriteRole), "Arn"],
               },
             }
           : {}),
@@ -677,18 +705,20 @@ describe("least-privilege IAM", () => {
         "logs:permissions": logs,
         "table:catalog": ["dynamodb:GetItem", "dynamodb:UpdateItem"],
       },
-      // Checks privileges, then assumes the table-access role; it touches no object itself.
+      // Checks privileges, then assumes the table-access role (READ) or the table-write role
+      // (READ_WRITE); it touches no object itself.
       credentials: {
         "logs:credentials": logs,
         "table:catalog": ["dynamodb:GetItem"],
         "role:table-access": ["sts:AssumeRole"],
+        "role:table-write": ["sts:AssumeRole"],
       },
       // Both Unity Catalog APIs: reads snapshots, staged commits and data-file footers; publishes
       // ratified commits into _delta_log/ (and writes a managed CREATE's first commit there);
       // deletes a table's files on DROP (and CASCADE) or on a refused finalize; lists, creates
       // and drops catalog entries and changes and removes their grants (GetItem, UpdateItem,
-      // DeleteItem of grant items, as the catalog and permissions functions); vends READ
-      // credentials as the credentials function does. No Idempotency-Key records.
+      // DeleteItem of grant items, as the catalog and permissions functions); vends READ and
+      // READ_WRITE credentials as the credentials function does. No Idempotency-Key records.
       "unity-catalog": {
         "logs:unity-catalog": logs,
         bucket: ["s3:ListBucket"],
@@ -703,42 +733,49 @@ describe("least-privilege IAM", () => {
           "dynamodb:UpdateItem",
         ],
         "role:table-access": ["sts:AssumeRole"],
+        "role:table-write": ["sts:AssumeRole"],
       },
     });
   });
 
-  it("lets the vending functions alone assume a role that only reads and lists tables/", () => {
-    const role = props(logicalId(stack.tableAccessRole));
-    expect(role.MaxSessionDuration).toBe(3600);
-    // The credentials function and the Unity Catalog one (temporary-table-credentials and the
-    // Delta API's …/credentials): no other role may assume it.
-    expect(role.AssumeRolePolicyDocument).toEqual({
-      Version: "2012-10-17",
-      Statement: [
-        {
-          Effect: "Allow",
-          Principal: {
-            AWS: [
-              { "Fn::GetAtt": [roleIdOf("credentials"), "Arn"] },
-              { "Fn::GetAtt": [roleIdOf("unity-catalog"), "Arn"] },
-            ],
+  /** The statements of a role's own policies, resources named as describeResource names them. */
+  const ownStatements = (roleId: string) =>
+    ofType("AWS::IAM::Policy")
+      .filter(([, p]) => (p.Properties.Roles as unknown[]).some((r) => refTarget(r) === roleId))
+      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement)
+      .map((st) => ({ ...st, Resource: describeResource(st.Resource) }));
+
+  it("lets the vending functions alone assume the table-access and table-write roles", () => {
+    for (const r of [stack.tableAccessRole, stack.tableWriteRole]) {
+      const role = props(logicalId(r));
+      expect(role.MaxSessionDuration).toBe(3600);
+      expect(role.ManagedPolicyArns).toBeUndefined();
+      // The credentials function and the Unity Catalog one (temporary-table-credentials, the
+      // Delta API's …/credentials and staging): no other role may assume either.
+      expect(role.AssumeRolePolicyDocument).toEqual({
+        Version: "2012-10-17",
+        Statement: [
+          {
+            Effect: "Allow",
+            Principal: {
+              AWS: [
+                { "Fn::GetAtt": [roleIdOf("credentials"), "Arn"] },
+                { "Fn::GetAtt": [roleIdOf("unity-catalog"), "Arn"] },
+              ],
+            },
+            Action: "sts:AssumeRole",
           },
-          Action: "sts:AssumeRole",
-        },
-      ],
-    });
+        ],
+      });
+    }
     const assumers = OPERATIONS.filter((op) =>
       roleStatements(op).some((st) => [st.Action].flat().includes("sts:AssumeRole")),
     );
     expect(assumers).toEqual(["credentials", "unity-catalog"]);
-    const statements = ofType("AWS::IAM::Policy")
-      .filter(([, p]) =>
-        (p.Properties.Roles as unknown[]).some(
-          (r) => refTarget(r) === logicalId(stack.tableAccessRole),
-        ),
-      )
-      .flatMap(([, p]) => (p.Properties.PolicyDocument as { Statement: Statement[] }).Statement);
-    expect(statements.map((st) => ({ ...st, Resource: describeResource(st.Resource) }))).toEqual([
+  });
+
+  it("lets the table-access role only read and list tables/", () => {
+    expect(ownStatements(logicalId(stack.tableAccessRole))).toEqual([
       { Effect: "Allow", Action: "s3:GetObject", Resource: "bucket/tables/*" },
       {
         Effect: "Allow",
@@ -747,6 +784,30 @@ describe("least-privilege IAM", () => {
         Condition: { StringLike: { "s3:prefix": ["tables/*"] } },
       },
     ]);
+  });
+
+  it("lets the table-write role read, put and abort uploads under tables/ and list it, never delete", () => {
+    const statements = ownStatements(logicalId(stack.tableWriteRole));
+    expect(statements).toEqual([
+      {
+        Effect: "Allow",
+        Action: ["s3:AbortMultipartUpload", "s3:GetObject", "s3:PutObject"],
+        Resource: "bucket/tables/*",
+      },
+      {
+        Effect: "Allow",
+        Action: "s3:ListBucket",
+        Resource: "bucket",
+        Condition: { StringLike: { "s3:prefix": ["tables/*"] } },
+      },
+    ]);
+    // Each session's policy narrows these to one table, with the same actions: an action only
+    // the session policy named would be denied, one only the role had would never be vended.
+    const session = readWriteSessionPolicy("aws", "b", "tables/t/").Statement;
+    expect(session.map((st) => st.Action)).toEqual(statements.map((st) => st.Action));
+    expect(readSessionPolicy("aws", "b", "tables/t/").Statement.map((st) => st.Action)).toEqual(
+      ownStatements(logicalId(stack.tableAccessRole)).map((st) => st.Action),
+    );
   });
 
   it("grants the ingestion and maintenance functions exactly what they use", () => {
@@ -796,8 +857,12 @@ describe("least-privilege IAM", () => {
     }
   });
 
-  it("attaches policies to function roles and the table-access role only", () => {
-    const roles = new Set([...ALL_FUNCTIONS.map(roleIdOf), logicalId(stack.tableAccessRole)]);
+  it("attaches policies to function roles and the table-access and table-write roles only", () => {
+    const roles = new Set([
+      ...ALL_FUNCTIONS.map(roleIdOf),
+      logicalId(stack.tableAccessRole),
+      logicalId(stack.tableWriteRole),
+    ]);
     for (const [id, policy] of ofType("AWS::IAM::Policy")) {
       for (const role of policy.Properties.Roles as unknown[]) {
         expect(roles.has(refTarget(role) as string), id).toBe(true);

@@ -334,6 +334,15 @@ describe("Lambda handlers", () => {
     );
     expect(creds.statusCode, creds.body).toBe(501);
     expect(JSON.parse(creds.body).message).toContain("SILT_TABLE_ACCESS_ROLE_ARN");
+    // Nor, without the table-write role, READ_WRITE (the stack gives the function both roles).
+    const writeCreds = await uc(
+      event("POST", `${P}/temporary-table-credentials`, {
+        table_id: table.table_id,
+        operation: "READ_WRITE",
+      }),
+    );
+    expect(writeCreds.statusCode, writeCreds.body).toBe(501);
+    expect(JSON.parse(writeCreds.body).message).toContain("SILT_TABLE_WRITE_ROLE_ARN");
 
     // It serves only the UC routes, and the /api/v1 functions none of them.
     expect((await uc(event("GET", "/api/v1/tables/ucl.s.t/rows"))).statusCode).toBe(404);
@@ -344,7 +353,7 @@ describe("Lambda handlers", () => {
     expect(gone.statusCode).toBe(404);
   });
 
-  it("vends READ credentials through the Unity Catalog function once it has the table-access role", async () => {
+  it("vends READ and READ_WRITE credentials through the Unity Catalog function once it has the roles", async () => {
     // A minimal STS (Query API): the real SDK client signs, sends and parses a real AssumeRole.
     const assumed: URLSearchParams[] = [];
     const sts = createServer((req, res) => {
@@ -372,6 +381,7 @@ describe("Lambda handlers", () => {
       // a fresh container: the context is built once per module instance.
       Object.assign(process.env, {
         SILT_TABLE_ACCESS_ROLE_ARN: "arn:aws:iam::123456789012:role/silt-table-access",
+        SILT_TABLE_WRITE_ROLE_ARN: "arn:aws:iam::123456789012:role/silt-table-write",
         AWS_ENDPOINT_URL_STS: `http://127.0.0.1:${(sts.address() as AddressInfo).port}`,
       });
       vi.resetModules();
@@ -422,9 +432,27 @@ describe("Lambda handlers", () => {
       expect(JSON.parse(delta.body)["storage-credentials"]).toMatchObject([
         { prefix: table.storage_location, operation: "READ" },
       ]);
+      // READ_WRITE assumes the table-write role instead (its session policy: credentials.test.ts).
+      const write = await uc(
+        event(
+          "GET",
+          `${P}/delta/v1/catalogs/ucv/schemas/s/tables/t/credentials`,
+          undefined,
+          "operation=READ_WRITE",
+        ),
+      );
+      expect(write.statusCode, write.body).toBe(200);
+      expect(JSON.parse(write.body)["storage-credentials"]).toMatchObject([
+        {
+          prefix: table.storage_location,
+          operation: "READ_WRITE",
+          config: { "s3.access-key-id": "ASIAUC", "s3.session-token": "uc-token" },
+        },
+      ]);
       expect(assumed.map((p) => p.get("RoleArn"))).toEqual([
         "arn:aws:iam::123456789012:role/silt-table-access",
         "arn:aws:iam::123456789012:role/silt-table-access",
+        "arn:aws:iam::123456789012:role/silt-table-write",
       ]);
     } finally {
       process.env = before;

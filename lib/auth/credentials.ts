@@ -1,21 +1,25 @@
 /**
  * Credential vending (seed 002: "When an engine reads or writes the table, it asks the server for
  * credentials scoped to the table's location"), answered the way Unity Catalog's
- * `POST /temporary-table-credentials` answers, so engines that speak it can read Silt's tables.
+ * `POST /temporary-table-credentials` answers, so engines that speak it can read and write Silt's tables.
  *
  * 1. Find the table by id or by name and check the caller's privileges: READ needs SELECT,
  *    READ_WRITE needs SELECT and MODIFY (with USE on its schema and catalog).
- * 2. READ_WRITE: engines that speak Unity Catalog's commit protocol write data files and staged
+ * 2. Where the storage root is a local directory (`silt serve`), the url is a file:// URL and there
+ *    are no credentials to hand out: the caller reads and writes the files with its own access to
+ *    that directory, as Unity Catalog does for local storage.
+ * 3. READ: temporary credentials of the table-access role (SILT_TABLE_ACCESS_ROLE_ARN), narrowed
+ *    by a session policy to this table's prefix (GetObject below it, ListBucket of it), valid for
+ *    one hour.
+ * 4. READ_WRITE: engines that speak Unity Catalog's commit protocol write data files and staged
  *    commits under the location, and Silt's arbiter ratifies each commit (lib/ops/
- *    external-commit.ts). Where the storage root is a local directory that needs no credentials.
- *    In S3 the bucket policy denies writes under tables/ to all but Silt's own functions, and no
- *    write-scoped role exists yet, so READ_WRITE is refused there
- *    (EXTERNAL_WRITE_NOT_ALLOWED_FOR_TABLE, as Unity Catalog refuses external writes): write
- *    through Silt's insert, merge and SQL routes, or objects under ingest/<catalog>/<schema>/<table>/.
- * 3. READ: temporary credentials of the table-access role, narrowed by a session policy to this
- *    table's prefix (GetObject below it, ListBucket of it), valid for one hour. Where the storage
- *    root is a local directory (`silt serve`), the url is a file:// URL and there are no
- *    credentials to hand out: the caller reads the files with its own access to that directory.
+ *    external-commit.ts). Their credentials are the table-write role's (SILT_TABLE_WRITE_ROLE_ARN),
+ *    narrowed the same way (GetObject, PutObject and AbortMultipartUpload below the prefix,
+ *    ListBucket of it): no DeleteObject, so removing a table's files stays with Silt's
+ *    functions. The bucket policy lets that role write under tables/ besides Silt's functions.
+ *    A deployment without the role answers 501 CREDENTIAL_VENDING_NOT_CONFIGURED, as READ does
+ *    without the table-access role: the refusal is this deployment's configuration, not the
+ *    caller's privileges or the table's.
  */
 import { AssumeRoleCommand, type STSClient } from "@aws-sdk/client-sts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
@@ -44,15 +48,24 @@ export interface TemporaryTableCredentials {
   url: string;
 }
 
+/** Credentials of one vended session, and when they expire (epoch milliseconds). */
+export interface VendedCredentials {
+  credentials: AwsTempCredentials;
+  expirationTime: number;
+}
+
 /**
- * Issues read credentials limited to the objects under one key prefix of the storage root, on
- * behalf of `principal` (recorded with the session for audit).
+ * Issues credentials limited to the objects under one key prefix of the storage root, on behalf
+ * of `principal` (recorded with the session for audit).
  */
 export interface TableCredentialVendor {
-  readCredentials(
-    prefix: string,
-    principal: string,
-  ): Promise<{ credentials: AwsTempCredentials; expirationTime: number }>;
+  /** READ: get and list the objects under the prefix. */
+  readCredentials(prefix: string, principal: string): Promise<VendedCredentials>;
+  /**
+   * READ_WRITE: also put objects there (never delete them). Absent where the deployment has no
+   * role for it (SILT_TABLE_WRITE_ROLE_ARN).
+   */
+  readonly readWriteCredentials?: (prefix: string, principal: string) => Promise<VendedCredentials>;
 }
 
 export interface TableCredentialRequest {
@@ -127,7 +140,7 @@ export async function stagingTableCredentials(
   );
 }
 
-/** Steps 2 and 3 for a table the caller was found to have the privileges for. */
+/** Steps 2 to 4 for a table the caller was found to have the privileges for. */
 async function vendFor(
   ctx: SiltContext,
   entry: TableEntry,
@@ -136,30 +149,31 @@ async function vendFor(
 ): Promise<TemporaryTableCredentials> {
   // Step 2.
   const url = locationUri(ctx, entry.location);
-  if (operation === "READ_WRITE" && !url.startsWith("file:")) {
-    throw new SiltError(
-      "EXTERNAL_WRITE_NOT_ALLOWED_FOR_TABLE",
-      `Table ${qn.catalog}.${qn.schema}.${qn.table} (id ${entry.tableId}) cannot be written from ` +
-        "outside of Silt in this deployment: its bucket lets only Silt's functions write tables, " +
-        "and vended credentials are read-only. Request READ credentials to read its files, and " +
-        "write through Silt (the insert, merge or SQL routes, or objects under " +
-        `ingest/${qn.catalog}/${qn.schema}/${qn.table}/ in the bucket).`,
-      403,
-    );
+  if (url.startsWith("file:")) {
+    return { aws_temp_credentials: null, expiration_time: null, url };
   }
-  // Step 3.
-  if (ctx.tableCredentials === undefined) {
-    if (url.startsWith("file:")) {
-      return { aws_temp_credentials: null, expiration_time: null, url };
-    }
+  // Steps 3 and 4.
+  const vendor = ctx.tableCredentials;
+  const vend =
+    operation === "READ"
+      ? vendor?.readCredentials.bind(vendor)
+      : vendor?.readWriteCredentials?.bind(vendor);
+  if (vend === undefined) {
     throw new SiltError(
       "CREDENTIAL_VENDING_NOT_CONFIGURED",
-      "This deployment vends no table credentials: set SILT_TABLE_ACCESS_ROLE_ARN to the role " +
-        "readers assume (the CDK stack creates it and sets the variable).",
+      operation === "READ"
+        ? "This deployment vends no table credentials: set SILT_TABLE_ACCESS_ROLE_ARN to the " +
+            "role readers assume (the CDK stack creates it and sets the variable)."
+        : "This deployment vends no credentials that write tables (SILT_TABLE_WRITE_ROLE_ARN " +
+            "is not set; the CDK stack creates the table-write role and sets it), so table " +
+            `${qn.catalog}.${qn.schema}.${qn.table} (id ${entry.tableId}) cannot be written ` +
+            "from outside of Silt here. Request READ credentials to read its files, and write " +
+            "through Silt (the insert, merge or SQL routes, or objects under " +
+            `ingest/${qn.catalog}/${qn.schema}/${qn.table}/ in the bucket).`,
       501,
     );
   }
-  const vended = await ctx.tableCredentials.readCredentials(entry.location, ctx.principal);
+  const vended = await vend(entry.location, ctx.principal);
   return {
     aws_temp_credentials: vended.credentials,
     expiration_time: vended.expirationTime,
@@ -168,19 +182,52 @@ async function vendFor(
 }
 
 /**
+ * The object actions of READ_WRITE credentials; the table-write role the stack creates has
+ * exactly these (infra/silt-stack.ts; test/infra.test.ts compares them).
+ */
+export const TABLE_WRITE_ACTIONS = [
+  "s3:AbortMultipartUpload",
+  "s3:GetObject",
+  "s3:PutObject",
+] as const;
+
+/**
  * The session policy of a READ credential: what the table-access role may do, narrowed to one
  * table's key prefix. ListBucket is limited by `s3:prefix`, so a reader can list the table's log
  * but not the other tables' ids.
  */
 export function readSessionPolicy(partition: string, bucket: string, keyPrefix: string) {
+  return tableSessionPolicy(partition, bucket, keyPrefix, "ReadTableObjects", "s3:GetObject");
+}
+
+/**
+ * The session policy of a READ_WRITE credential: what the table-write role may do, narrowed to
+ * one table's key prefix as a READ credential is. PutObject covers single and multipart uploads
+ * (CreateMultipartUpload, UploadPart, CompleteMultipartUpload) and the conditional puts of
+ * staged and published commits; AbortMultipartUpload lets a client clean up an upload that
+ * failed. Nothing deletes.
+ */
+export function readWriteSessionPolicy(partition: string, bucket: string, keyPrefix: string) {
+  return tableSessionPolicy(partition, bucket, keyPrefix, "ReadWriteTableObjects", [
+    ...TABLE_WRITE_ACTIONS,
+  ]);
+}
+
+function tableSessionPolicy(
+  partition: string,
+  bucket: string,
+  keyPrefix: string,
+  sid: string,
+  action: string | string[],
+) {
   const dir = keyPrefix.replace(/\/+$/, "");
   return {
     Version: "2012-10-17",
     Statement: [
       {
-        Sid: "ReadTableObjects",
+        Sid: sid,
         Effect: "Allow",
-        Action: "s3:GetObject",
+        Action: action,
         Resource: `arn:${partition}:s3:::${bucket}/${dir}/*`,
       },
       {
@@ -194,14 +241,21 @@ export function readSessionPolicy(partition: string, bucket: string, keyPrefix: 
   };
 }
 
-/** AssumeRole of the table-access role the stack creates, one session per request. */
+/**
+ * AssumeRole of the roles the stack creates, one session per request: the table-access role for
+ * READ, the table-write role (where given) for READ_WRITE.
+ */
 export class StsTableCredentials implements TableCredentialVendor {
   private readonly partition: string;
+  readonly readWriteCredentials?: (prefix: string, principal: string) => Promise<VendedCredentials>;
 
   constructor(
     private readonly opts: {
       client: STSClient;
+      /** The table-access role (read only). */
       roleArn: string;
+      /** The table-write role; without it there are no READ_WRITE credentials. */
+      writeRoleArn?: string;
       bucket: string;
       /** Key prefix of the storage root in the bucket ("" or ending in "/"). */
       prefix: string;
@@ -209,17 +263,27 @@ export class StsTableCredentials implements TableCredentialVendor {
   ) {
     // arn:<partition>:iam::<account>:role/<name>: bucket ARNs live in the role's partition.
     this.partition = opts.roleArn.split(":")[1] || "aws";
+    const writeRoleArn = opts.writeRoleArn;
+    if (writeRoleArn !== undefined) {
+      this.readWriteCredentials = (prefix, principal) =>
+        this.assume(writeRoleArn, readWriteSessionPolicy, prefix, principal);
+    }
   }
 
-  async readCredentials(prefix: string, principal: string) {
-    const policy = readSessionPolicy(
-      this.partition,
-      this.opts.bucket,
-      `${this.opts.prefix}${prefix}`,
-    );
+  readCredentials(prefix: string, principal: string): Promise<VendedCredentials> {
+    return this.assume(this.opts.roleArn, readSessionPolicy, prefix, principal);
+  }
+
+  private async assume(
+    roleArn: string,
+    sessionPolicy: typeof readSessionPolicy,
+    prefix: string,
+    principal: string,
+  ): Promise<VendedCredentials> {
+    const policy = sessionPolicy(this.partition, this.opts.bucket, `${this.opts.prefix}${prefix}`);
     const out = await this.opts.client.send(
       new AssumeRoleCommand({
-        RoleArn: this.opts.roleArn,
+        RoleArn: roleArn,
         RoleSessionName: sessionName(principal),
         Policy: JSON.stringify(policy),
         DurationSeconds: CREDENTIAL_SECONDS,

@@ -20,8 +20,9 @@ import { type LambdaContextLike, withInvocation } from "./invocation.ts";
 let context: Promise<SiltContext> | undefined;
 
 /**
- * The context for this container, from SILT_BUCKET, SILT_COMMITS_TABLE, SILT_CATALOG_TABLE (and
- * SILT_TABLE_ACCESS_ROLE_ARN where credentials are vended). Its principal is the service's own:
+ * The context for this container, from SILT_BUCKET, SILT_COMMITS_TABLE, SILT_CATALOG_TABLE (and,
+ * where credentials are vended, SILT_TABLE_ACCESS_ROLE_ARN for READ and SILT_TABLE_WRITE_ROLE_ARN
+ * for READ_WRITE). Its principal is the service's own:
  * system callers run as it, without privilege checks; HTTP requests derive their own.
  */
 export function contextFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<SiltContext> {
@@ -29,6 +30,13 @@ export function contextFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<Si
     const bucket = required(env, "SILT_BUCKET");
     const prefix = env.SILT_STORAGE_PREFIX ?? "";
     const roleArn = env.SILT_TABLE_ACCESS_ROLE_ARN || undefined;
+    const writeRoleArn = env.SILT_TABLE_WRITE_ROLE_ARN || undefined;
+    if (writeRoleArn !== undefined && roleArn === undefined) {
+      // READ_WRITE vending comes with READ vending (the stack sets both).
+      throw new Error(
+        "SILT_TABLE_WRITE_ROLE_ARN is set without SILT_TABLE_ACCESS_ROLE_ARN: set both or neither.",
+      );
+    }
     return buildContext({
       store: new S3ObjectStore({ client: createS3Client(), bucket, prefix }),
       storageRootUri: `s3://${bucket}/${prefix}`,
@@ -42,7 +50,13 @@ export function contextFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<Si
       tableCredentials:
         roleArn === undefined
           ? undefined
-          : new StsTableCredentials({ client: createStsClient(), roleArn, bucket, prefix }),
+          : new StsTableCredentials({
+              client: createStsClient(),
+              roleArn,
+              writeRoleArn,
+              bucket,
+              prefix,
+            }),
     });
   })();
   return context;
