@@ -35,6 +35,12 @@ export interface UcTestServer {
   requests: RecordedRequest[];
   /** The requests as `METHOD url -> status` lines, for failure messages. */
   trace(filter?: (r: RecordedRequest) => boolean): string;
+  /**
+   * Holds the next request through the proxy that `match` accepts: `held` resolves with it once
+   * it arrives, and it goes on to Silt only when `release()` is called. Lets a test put a rival
+   * commit between a client's load and its commit.
+   */
+  holdNext(match: (method: string, url: string, body: string) => boolean): HeldRequest;
   /** Silt's log lines (JSON), newest last. */
   log(): string[];
   /** Calls Silt's own API: `api("POST", "/api/v1/catalogs", {name: "inventory"})`. */
@@ -46,6 +52,11 @@ export interface UcTestServer {
   /** `GET /api/v1/tables/<name>/history` as [version, operation] pairs, oldest first. */
   history(table: string): Promise<Array<[number, string]>>;
   close(): Promise<void>;
+}
+
+export interface HeldRequest {
+  held: Promise<{ method: string; url: string; body: string }>;
+  release(): void;
 }
 
 export interface SiltRows {
@@ -69,12 +80,24 @@ export async function startUcTestServer(): Promise<UcTestServer> {
   const silt = await startLocalServer({ dataDir, port: 0, logger });
   const target = new URL(silt.url);
   const requests: RecordedRequest[] = [];
+  const holds: Array<{
+    match: (method: string, url: string, body: string) => boolean;
+    arrived: (r: { method: string; url: string; body: string }) => void;
+    released: Promise<void>;
+  }> = [];
 
   const proxy: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
+    req.on("end", async () => {
       const body = Buffer.concat(chunks);
+      const seen = { method: req.method ?? "?", url: req.url ?? "?", body: body.toString() };
+      const k = holds.findIndex((h) => h.match(seen.method, seen.url, seen.body));
+      if (k >= 0) {
+        const [hold] = holds.splice(k, 1);
+        hold.arrived(seen);
+        await hold.released;
+      }
       const headers = { ...req.headers, host: target.host };
       const upstream = httpRequest(
         {
@@ -152,6 +175,18 @@ export async function startUcTestServer(): Promise<UcTestServer> {
         .map((r) => `${r.method} ${r.url} -> ${r.status}`)
         .join("\n"),
     log: () => lines,
+    holdNext(match) {
+      let arrived!: (r: { method: string; url: string; body: string }) => void;
+      let release!: () => void;
+      const held = new Promise<{ method: string; url: string; body: string }>((resolve) => {
+        arrived = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      holds.push({ match, arrived, released });
+      return { held, release };
+    },
     api,
     async createSchemas(...names: string[]) {
       const catalogs = new Set<string>();
