@@ -34,16 +34,15 @@ import { reportCommit } from "./commit-report.ts";
 import {
   CONCURRENCY_SQLSTATE,
   checkConflicts,
-  EMPTY_READ_SET,
   type IsolationLevel,
   inferReadHighWaterMark,
   type PendingTransaction,
-  READ_WHOLE_TABLE,
   type ReadSet,
   rebaseRowTracking,
   type WinningCommit,
   winnersHighWaterMark,
 } from "./conflicts.ts";
+import { commitInfoOf, type Operation, operationFromCommitInfo } from "./operation.ts";
 import { afterPublishedCommit } from "./post-commit.ts";
 import { publishedKey, publishRows, publishUpTo } from "./publisher.ts";
 
@@ -82,11 +81,23 @@ export interface CommitRequest {
   previousTimestamp?: number;
   /** The commit's actions, without commitInfo. */
   actions: Action[];
-  /** operation (required), operationParameters, operationMetrics, isBlindAppend, userMetadata… */
-  commitInfo: Partial<CommitInfo>;
+  /**
+   * What the commit does (operation.ts): its commitInfo fields and the read set the conflict
+   * checker uses. The builder (lib/ops/commit.ts) always passes one.
+   */
+  operation?: Operation;
+  /**
+   * commitInfo fields beyond the operation's (userMetadata, tags…). Without `operation`, the
+   * whole description: operation (required), operationParameters, operationMetrics,
+   * isBlindAppend…
+   */
+  commitInfo?: Partial<CommitInfo>;
   /** Default Serializable (the table's `delta.isolationLevel` decides). */
   isolationLevel?: IsolationLevel;
-  /** What the transaction read; defaults to nothing for blind appends, the whole table otherwise. */
+  /**
+   * Without `operation`: what the transaction read; defaults to nothing for blind appends, the
+   * whole table otherwise (operation.ts defaultReadSet).
+   */
   readSet?: ReadSet;
   clock?: () => number;
   /** Ratification attempts before giving up (default 20). */
@@ -127,8 +138,13 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
   const { store, arbiter, tableId, hooks } = req;
   const tableRoot =
     req.tableRoot === "" || req.tableRoot.endsWith("/") ? req.tableRoot : `${req.tableRoot}/`;
-  const operation = req.commitInfo.operation;
-  if (operation === undefined || operation === "") {
+  const given: Partial<CommitInfo> = {
+    ...req.commitInfo,
+    ...(req.operation && commitInfoOf(req.operation)),
+  };
+  const op = req.operation ?? operationFromCommitInfo(given, req.readSet);
+  const operation = op.name;
+  if (operation === "") {
     throw internal("SILT_COMMIT_WITHOUT_OPERATION", "A commit needs commitInfo.operation.");
   }
   if (req.actions.some((a) => "commitInfo" in a)) {
@@ -137,16 +153,14 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
   const clock = req.clock ?? Date.now;
   const maxAttempts = req.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   const isolationLevel: IsolationLevel =
-    req.isolationLevel ??
-    (req.commitInfo.isolationLevel as IsolationLevel | undefined) ??
-    "Serializable";
-  const isBlindAppend = req.commitInfo.isBlindAppend === true;
+    req.isolationLevel ?? (given.isolationLevel as IsolationLevel | undefined) ?? "Serializable";
   const tableName = req.tableName ?? tableId;
+  // The conflict checker sees what the operation read and whether it is a blind append.
   const pending: PendingTransaction = {
     actions: req.actions,
-    readSet: req.readSet ?? (isBlindAppend ? EMPTY_READ_SET : READ_WHOLE_TABLE),
+    readSet: op.readSet,
     isolationLevel,
-    isBlindAppend,
+    isBlindAppend: op.isBlindAppend,
     tableName,
   };
 
@@ -205,7 +219,7 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
     const now = clock();
     const inCommitTimestamp = previousIct === undefined ? now : Math.max(now, previousIct + 1);
     const txnId = randomUUID();
-    const commitInfo = buildCommitInfo(req.commitInfo, {
+    const commitInfo = buildCommitInfo(given, {
       inCommitTimestamp,
       readVersion: req.readVersion,
       version: target,

@@ -13,7 +13,8 @@
  *    changes (alter-columns.ts) share. A metadata change conflicts with every concurrent commit
  *    (conflicts.ts), so it never lands beside a write that used the old properties.
  */
-import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
+
+import { metadataChangeOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Metadata, Protocol } from "../delta/actions.ts";
 import { isolationLevelOf } from "../delta/table-config.ts";
@@ -92,15 +93,7 @@ export async function commitMetadataChange(
   const result = await commit(
     ctx,
     t,
-    {
-      commitInfo: {
-        operation: change.operation,
-        operationParameters: change.parameters,
-        isBlindAppend: false,
-        operationMetrics: {},
-      },
-      readSet: READ_WHOLE_TABLE,
-    },
+    metadataChangeOperation(change.operation, change.parameters),
     actions,
     // The table as the change leaves it decides both.
     { isolationLevel: isolationLevelOf(change.metadata.configuration), rowTracking },

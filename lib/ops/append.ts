@@ -9,6 +9,7 @@
  */
 
 import type * as arrow from "apache-arrow";
+import { appendOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action } from "../delta/actions.ts";
 import { commit } from "./commit.ts";
@@ -63,17 +64,7 @@ export async function commitAppend(
   const result = await commit(
     ctx,
     t,
-    {
-      commitInfo: {
-        operation: "WRITE",
-        operationParameters: {
-          mode: "Append",
-          partitionBy: JSON.stringify(t.snapshot.metadata.partitionColumns),
-        },
-        isBlindAppend: true,
-        operationMetrics: written.metrics,
-      },
-    },
+    appendOperation(t.snapshot.metadata.partitionColumns, written.metrics),
     [...extra, ...written.actions],
   );
   return { version: result.version, written };

@@ -3,19 +3,21 @@
  * snapshot reference: the opened table supplies everything the commit loop
  * (lib/commit/transaction.ts) needs besides the operation and its actions.
  *
- * 1. From the context: object store, arbiter, clock.
- * 2. From the opened table: table id, root and display name; the read version (the snapshot's,
+ * 1. The operation (lib/commit/operation.ts) says what the commit is and what it read.
+ * 2. From the context: object store, arbiter, clock.
+ * 3. From the opened table: table id, root and display name; the read version (the snapshot's,
  *    unless the operation read a later one it committed itself, as VACUUM END does) and, when it
  *    is the snapshot's, the snapshot's in-commit timestamp; the isolation level
  *    (`delta.isolationLevel`); whether the table tracks rows and the row-id high-water mark it
  *    built on.
- * 3. An operation whose commit leaves the table with other properties or protocol (ALTER, REPLACE)
+ * 4. An operation whose commit leaves the table with other properties or protocol (ALTER, REPLACE)
  *    says so through the options.
- * 4. Creating a table (`commitNewTable`) has no snapshot: read version -1, high-water mark -1.
+ * 5. Creating a table (`commitNewTable`) has no snapshot: read version -1, high-water mark -1.
  */
 import type { TableEntry } from "../catalog/catalog-store.ts";
 import type { QualifiedName } from "../catalog/names.ts";
 import type { IsolationLevel } from "../commit/conflicts.ts";
+import type { Operation } from "../commit/operation.ts";
 import {
   type CommitHooks,
   type CommitRequest,
@@ -27,9 +29,6 @@ import type { Action } from "../delta/actions.ts";
 import { isolationLevelOf } from "../delta/table-config.ts";
 import { displayName, type OpenTable } from "./open-table.ts";
 import { rowTrackingEnabled, rowTrackingHighWaterMark } from "./write-protocol.ts";
-
-/** What the operation is (commitInfo) and what it read (the conflict read set). */
-export type CommitOperation = Pick<CommitRequest, "commitInfo" | "readSet">;
 
 export interface CommitOptions {
   /** The version the actions were computed from when it is not the snapshot's. */
@@ -43,11 +42,11 @@ export interface CommitOptions {
   hooks?: CommitHooks;
 }
 
-/** Commits `actions` on the table `t` was opened at (module comment, steps 1–3). */
+/** Commits `actions` on the table `t` was opened at (module comment, steps 1–4). */
 export function commit(
   ctx: SiltContext,
   t: OpenTable,
-  operation: CommitOperation,
+  operation: Operation,
   actions: Action[],
   opts: CommitOptions = {},
 ): Promise<CommitResult> {
@@ -62,19 +61,18 @@ export function commit(
     readVersion,
     previousTimestamp: readVersion === snapshot.version ? snapshot.timestamp : undefined,
     actions,
-    commitInfo: operation.commitInfo,
-    readSet: operation.readSet,
+    operation,
     isolationLevel: opts.isolationLevel ?? isolationLevelOf(snapshot.metadata.configuration),
     rowTracking,
     readRowIdHighWaterMark: rowTracking ? rowTrackingHighWaterMark(snapshot) : undefined,
   });
 }
 
-/** Commits version 0 of a table the catalog has reserved (module comment, step 4). */
+/** Commits version 0 of a table the catalog has reserved (module comment, step 5). */
 export function commitNewTable(
   ctx: SiltContext,
   table: { name: QualifiedName; entry: TableEntry },
-  operation: CommitOperation,
+  operation: Operation,
   actions: Action[],
   opts: Omit<CommitOptions, "readVersion" | "isolationLevel"> & { rowTracking: boolean },
 ): Promise<CommitResult> {
@@ -85,8 +83,7 @@ export function commitNewTable(
     tableName: displayName(table.name),
     readVersion: -1,
     actions,
-    commitInfo: operation.commitInfo,
-    readSet: operation.readSet,
+    operation,
     rowTracking: opts.rowTracking,
     readRowIdHighWaterMark: -1,
   });

@@ -15,6 +15,7 @@
 import type * as arrow from "apache-arrow";
 import { authorizeCreateTable } from "../auth/authorize.ts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
+import { createTableOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Metadata } from "../delta/actions.ts";
 import { assignColumnMapping, COLUMN_MAPPING_MAX_ID_KEY } from "../delta/column-mapping.ts";
@@ -136,20 +137,12 @@ export async function createTable(
     const result = await commitNewTable(
       ctx,
       { name: qn, entry },
-      {
-        commitInfo: {
-          operation: req.operation ?? "CREATE TABLE",
-          operationParameters: {
-            partitionBy: JSON.stringify(partitionColumns),
-            clusterBy: "[]",
-            description: req.comment ?? null,
-            isManaged: "true",
-            properties: JSON.stringify(configuration),
-          },
-          isBlindAppend: true,
-          operationMetrics: metrics,
-        },
-      },
+      createTableOperation(
+        req.operation ?? "CREATE TABLE",
+        { partitionColumns, description: req.comment ?? null, configuration },
+        metrics,
+        { asSelect: req.data !== undefined },
+      ),
       actions,
       { rowTracking: profile.rowTracking },
     );

@@ -12,6 +12,7 @@
  *    that touches nothing commits nothing, as Spark's `commitIfNeeded` skips empty commits.
  */
 import type { ReadSet } from "../commit/conflicts.ts";
+import { dmlOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
@@ -190,15 +191,7 @@ export async function commitDml(
   const result = await commit(
     ctx,
     t,
-    {
-      commitInfo: {
-        operation: req.operation,
-        operationParameters: req.parameters,
-        isBlindAppend: false,
-        operationMetrics: req.metrics,
-      },
-      readSet: req.readSet,
-    },
+    dmlOperation(req.operation, req.parameters, req.metrics, req.readSet),
     req.actions,
   );
   ctx.logger.info("rows changed", {

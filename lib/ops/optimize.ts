@@ -31,6 +31,7 @@
  * Arrow data, several times its Parquet size.
  */
 import type * as arrow from "apache-arrow";
+import { optimizeOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import { concatTables, filterTable, takeRows } from "../data/kernels.ts";
 import { type Action, type AddFile, numRecordsOf } from "../delta/actions.ts";
@@ -283,15 +284,12 @@ export async function optimizeTable(
   const result = await commit(
     ctx,
     t,
-    {
-      commitInfo: {
-        operation: req.purge ? "REORG" : "OPTIMIZE",
-        operationParameters: parameters,
-        isBlindAppend: false,
-        operationMetrics,
-      },
-      readSet: { readWholeTable: false, readFilePaths: new Set(removed.map((f) => f.path)) },
-    },
+    optimizeOperation(
+      req.purge ? "REORG" : "OPTIMIZE",
+      parameters,
+      operationMetrics,
+      removed.map((f) => f.path),
+    ),
     actions,
   );
   ctx.logger.info("optimized", {

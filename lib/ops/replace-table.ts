@@ -21,7 +21,7 @@
  */
 import { authorizeCreateTable, findTable } from "../auth/authorize.ts";
 import { tableAlreadyExists, tableNotFound } from "../catalog/catalog-store.ts";
-import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
+import { replaceTableOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Metadata } from "../delta/actions.ts";
 import {
@@ -222,21 +222,11 @@ export async function createOrReplaceTable(
   const result = await commit(
     ctx,
     t,
-    {
-      commitInfo: {
-        operation,
-        operationParameters: {
-          partitionBy: JSON.stringify(partitionColumns),
-          clusterBy: "[]",
-          description: req.comment ?? null,
-          isManaged: "true",
-          properties: JSON.stringify(configuration),
-        },
-        isBlindAppend: false,
-        operationMetrics: metrics,
-      },
-      readSet: READ_WHOLE_TABLE,
-    },
+    replaceTableOperation(
+      operation,
+      { partitionColumns, description: req.comment ?? null, configuration },
+      metrics,
+    ),
     actions,
     // Row ids follow the new definition's protocol and properties; isolation the old table's.
     { rowTracking },

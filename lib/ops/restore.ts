@@ -16,7 +16,8 @@
  * 5. Commit one `RESTORE` (parameters version/timestamp, Spark's metrics) that read the whole
  *    table, so any concurrent commit fails it.
  */
-import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
+
+import { restoreOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, AddFile, DomainMetadata, Metadata } from "../delta/actions.ts";
 import { COLUMN_MAPPING_MAX_ID_KEY, configuredMaxColumnId } from "../delta/column-mapping.ts";
@@ -97,20 +98,13 @@ export async function restoreTable(
   const result = await commit(
     ctx,
     t,
-    {
-      commitInfo: {
-        operation: "RESTORE",
-        operationParameters: {
-          version: req.version ?? null,
-          timestamp: req.timestamp === undefined ? null : javaTimestamp(req.timestamp),
-        },
-        isBlindAppend: false,
-        operationMetrics: Object.fromEntries(
-          Object.entries(metrics).map(([k, v]) => [k, String(v)]),
-        ),
+    restoreOperation(
+      {
+        version: req.version ?? null,
+        timestamp: req.timestamp === undefined ? null : javaTimestamp(req.timestamp),
       },
-      readSet: READ_WHOLE_TABLE,
-    },
+      Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, String(v)])),
+    ),
     actions,
   );
   ctx.logger.info("table restored", {

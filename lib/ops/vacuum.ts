@@ -25,7 +25,8 @@
  *    actions; Spark's parameters and metrics), delete in batches, commit `VACUUM END`. A failed
  *    deletion commits `VACUUM END` with status FAILED and rethrows.
  */
-import { EMPTY_READ_SET } from "../commit/conflicts.ts";
+
+import { vacuumOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { AddFile, RemoveFile } from "../delta/actions.ts";
 import { LOG_DIR, STAGED_DIR } from "../delta/actions.ts";
@@ -295,23 +296,14 @@ async function commitMarker(
   ctx: SiltContext,
   t: OpenTable,
   readVersion: number,
-  operation: string,
+  operation: "VACUUM START" | "VACUUM END",
   parameters: Record<string, unknown>,
   metrics: Record<string, string>,
 ): Promise<number> {
   const result = await commit(
     ctx,
     t,
-    {
-      commitInfo: {
-        operation,
-        operationParameters: parameters,
-        isBlindAppend: false,
-        operationMetrics: metrics,
-      },
-      // Markers read nothing, so no concurrent commit can conflict with them.
-      readSet: EMPTY_READ_SET,
-    },
+    vacuumOperation(operation, parameters, metrics),
     [],
     // Markers carry no files: they have always been recorded as Serializable and without the
     // row-tracking tag, whatever the table's settings.

@@ -14,6 +14,7 @@
 import type * as arrow from "apache-arrow";
 import type { TableAccess } from "../auth/authorize.ts";
 import type { ReadSet } from "../commit/conflicts.ts";
+import { overwriteOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Protocol } from "../delta/actions.ts";
 import type { StructField } from "../delta/schema.ts";
@@ -97,19 +98,12 @@ export async function commitOverwrite(
   const result = await commit(
     ctx,
     t,
-    {
-      commitInfo: {
-        operation: "WRITE",
-        operationParameters: {
-          mode: "Overwrite",
-          partitionBy: JSON.stringify(t.snapshot.metadata.partitionColumns),
-          ...req.parameters,
-        },
-        isBlindAppend: false,
-        operationMetrics: req.metrics,
-      },
-      readSet: req.readSet,
-    },
+    overwriteOperation(
+      t.snapshot.metadata.partitionColumns,
+      req.parameters,
+      req.metrics,
+      req.readSet,
+    ),
     req.actions,
   );
   ctx.logger.info(req.logMessage, {
