@@ -10,7 +10,7 @@ import { stagingTableCredentials, temporaryTableCredentials } from "../../auth/c
 import type { TableEntry } from "../../catalog/catalog-store.ts";
 import type { QualifiedName } from "../../catalog/names.ts";
 import type { SiltContext } from "../../context.ts";
-import { badRequest, conflict, SiltError } from "../../errors.ts";
+import { badRequest, conflict } from "../../errors.ts";
 import { dropTable } from "../../ops/drop-table.ts";
 import { acceptExternalCommit, unpublishedCommits } from "../../ops/external-commit.ts";
 import { finalizeTable } from "../../ops/finalize-table.ts";
@@ -19,7 +19,7 @@ import { displayName, openTable, readSnapshot } from "../../ops/open-table.ts";
 import { stageTable } from "../../ops/stage-table.ts";
 import type { Env } from "../http.ts";
 import { asObject, type Json, requiredString } from "../request.ts";
-import { noUniForm, UC_DELTA_PREFIX, unimplemented } from "./errors.ts";
+import { noExternalLocations, noUniForm, UC_DELTA_PREFIX, unimplemented } from "./errors.ts";
 import {
   knownBody,
   onlyKnownFields,
@@ -159,12 +159,7 @@ export function registerDeltaApiRoutes(app: Hono<Env>): void {
     throw unimplemented("Silt cannot rename tables yet.");
   });
   app.get(`${P}/temporary-path-credentials`, () => {
-    throw new SiltError(
-      "PERMISSION_DENIED",
-      "Silt has no external locations: every table is managed, and its storage is reached " +
-        "through the table's own credentials.",
-      403,
-    );
+    throw noExternalLocations();
   });
 }
 

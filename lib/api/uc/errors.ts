@@ -104,3 +104,12 @@ export const unimplemented = (message: string) => new SiltError("UNIMPLEMENTED",
 
 export const noUniForm = () =>
   unimplemented("Silt does not convert tables to Iceberg (UniForm); commit without 'uniform'.");
+
+/** Path credentials are for external tables and locations, which Silt does not have. */
+export const noExternalLocations = () =>
+  new SiltError(
+    "PERMISSION_DENIED",
+    "Silt has no external locations: every table is managed, and its storage is reached " +
+      "through the table's own credentials (temporary-table-credentials).",
+    403,
+  );

@@ -10,7 +10,7 @@ import { authorizeTable } from "../../auth/authorize.ts";
 import { stagingTableCredentials, temporaryTableCredentials } from "../../auth/credentials.ts";
 import { parseQualifiedName, type QualifiedName } from "../../catalog/names.ts";
 import { keyOfLocationUri, type SiltContext } from "../../context.ts";
-import { badRequest, SiltError } from "../../errors.ts";
+import { badRequest } from "../../errors.ts";
 import { type ColumnSpec, createTable } from "../../ops/create-table.ts";
 import { dropTable } from "../../ops/drop-table.ts";
 import { acceptExternalCommit, unpublishedCommits } from "../../ops/external-commit.ts";
@@ -38,7 +38,7 @@ import {
   requiredString,
 } from "../request.ts";
 import { registerPermissionRoutes } from "../routes-auth.ts";
-import { noUniForm, UC_PREFIX, unimplemented } from "./errors.ts";
+import { noExternalLocations, noUniForm, UC_PREFIX, unimplemented } from "./errors.ts";
 import {
   getRequestBody,
   knownBody,
@@ -196,12 +196,7 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
     return c.json(await temporaryTableCredentials(ctx, { tableId, operation }));
   });
   app.post(`${P}/temporary-path-credentials`, () => {
-    throw new SiltError(
-      "PERMISSION_DENIED",
-      "Silt has no external locations: every table is managed and its storage is reached " +
-        "through the table's own credentials (temporary-table-credentials).",
-      403,
-    );
+    throw noExternalLocations();
   });
 
   app.get(`${P}/delta/preview/commits`, async (c) => {
