@@ -8,6 +8,7 @@ import type { TableCredentialVendor } from "./auth/credentials.ts";
 import type { Catalog } from "./catalog/catalog-store.ts";
 import type { GrantStore } from "./catalog/grants.ts";
 import type { CommitArbiter } from "./commit/arbiter.ts";
+import type { PostCommitConfig } from "./commit/post-commit.ts";
 import type { Logger } from "./logger.ts";
 import type { ObjectStore } from "./storage/object-store.ts";
 
@@ -39,6 +40,12 @@ export interface SiltContext {
   tableCredentials?: TableCredentialVendor;
   /** Where Idempotency-Key records live; without it the header is ignored. */
   idempotency?: IdempotencyStore;
+  /**
+   * How commits made with this context run their post-commit work (automatic checkpoints: await,
+   * background or off; logger; checkpoint options). Unset fields fall back to the process
+   * default (lib/commit/post-commit.ts).
+   */
+  postCommit?: Partial<PostCommitConfig>;
 }
 
 /** `storageRootUri` joined with a key relative to the root, without a trailing slash. */

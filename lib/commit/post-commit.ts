@@ -16,6 +16,13 @@
  *    on Lambda, which freezes work still running after the response; "background" lets a
  *    long-lived server answer first (flushPostCommitWork awaits what is in flight); "off" for
  *    callers that checkpoint on their own schedule.
+ * 6. Configuration: the commit's own (CommitRequest.postCommit) over the context's
+ *    (SiltContext.postCommit, which the commit builder passes) over the process default
+ *    (configurePostCommit, for callers without a context, such as tests of the loop itself).
+ * 7. Tombstone expiry in the checkpoint uses the commit's clock (the context's), not the wall
+ *    clock, unless the checkpoint options fix `now`.
+ *
+ * Log cleanup is not post-commit work: the maintenance run does it (lib/delta/log-cleanup.ts).
  */
 import type { Action } from "../delta/actions.ts";
 import {
@@ -37,6 +44,8 @@ export interface PublishedCommit {
   version: number;
   /** The commit's actions (commitInfo excluded). */
   actions: readonly Action[];
+  /** The committer's clock (epoch ms), for tombstone expiry; default Date.now. */
+  clock?: () => number;
 }
 
 export type PostCommitMode = "await" | "background" | "off";
@@ -58,20 +67,42 @@ const inFlight = new Set<Promise<void>>();
 /** Last interval seen per table, per store (table roots are only unique within a store). */
 const intervals = new WeakMap<ObjectStore, Map<string, number>>();
 
-/** Changes how post-commit work runs; returns the previous settings so tests can restore them. */
+/**
+ * Changes the process default (step 6) of how post-commit work runs; returns the previous
+ * settings so tests can restore them. Prefer SiltContext.postCommit or CommitRequest.postCommit.
+ */
 export function configurePostCommit(update: Partial<PostCommitConfig>): PostCommitConfig {
   const previous = { ...config };
   Object.assign(config, update);
   return previous;
 }
 
-/** Runs the post-commit work of a published commit. Never throws. */
-export async function afterPublishedCommit(commit: PublishedCommit): Promise<void> {
-  if (config.mode === "off") return;
-  const { logger } = config;
-  const task = autoCheckpoint(commit).then(
+/** Settings of one commit's post-commit work (step 6): `given` over the process default. */
+export function postCommitConfig(given: Partial<PostCommitConfig> = {}): PostCommitConfig {
+  return {
+    mode: given.mode ?? config.mode,
+    logger: given.logger ?? config.logger,
+    checkpoint: given.checkpoint ?? config.checkpoint,
+  };
+}
+
+/**
+ * Runs the post-commit work of a published commit. Never throws. Resolves to the checkpoint
+ * written, or undefined when none was (or, in "background" mode, none is known yet).
+ */
+export async function afterPublishedCommit(
+  commit: PublishedCommit,
+  given: Partial<PostCommitConfig> = {},
+): Promise<CheckpointResult | undefined> {
+  const { mode, logger, checkpoint } = postCommitConfig(given);
+  if (mode === "off") return undefined;
+  const opts: WriteCheckpointOptions = {
+    ...checkpoint,
+    now: checkpoint.now ?? (commit.clock ?? Date.now)(),
+  };
+  const task = autoCheckpoint(commit, opts).then(
     (result) => {
-      if (result === undefined) return;
+      if (result === undefined) return undefined;
       logger.info("checkpoint written", {
         tableRoot: commit.tableRoot,
         version: result.version,
@@ -79,6 +110,7 @@ export async function afterPublishedCommit(commit: PublishedCommit): Promise<voi
         actions: result.numActions,
         bytes: result.sizeInBytes,
       });
+      return result;
     },
     (err: unknown) => {
       logger.warn("checkpoint failed; the next interval retries", {
@@ -86,11 +118,14 @@ export async function afterPublishedCommit(commit: PublishedCommit): Promise<voi
         version: commit.version,
         error: err instanceof Error ? err.message : String(err),
       });
+      return undefined;
     },
   );
-  if (config.mode === "await") return task;
-  inFlight.add(task);
-  void task.finally(() => inFlight.delete(task));
+  if (mode === "await") return task;
+  const settled = task.then(() => undefined);
+  inFlight.add(settled);
+  void settled.finally(() => inFlight.delete(settled));
+  return undefined;
 }
 
 /** Resolves once every background task started so far has finished. */

@@ -10,8 +10,9 @@
  * 4. Stage it: put-if-absent `<tableRoot>_delta_log/_staged_commits/<v20>.<txnId>.json`. A crash
  *    after this leaves only an orphan file that no reader looks at (VACUUM's job to remove).
  * 5. Ratify: conditional PutItem of (tableId, v). Exactly one writer wins each version.
- * 6. Won: publish every ratified version up to v in order, report the commit (its log line and
- *    metrics, commit-report.ts) and return. A crash between 5 and 6 is finished by the next reader
+ * 6. Won: publish every ratified version up to v in order, run the post-commit work (the automatic
+ *    checkpoint, post-commit.ts), report the commit (its log line and metrics, commit-report.ts)
+ *    and return. A crash between 5 and 6 is finished by the next reader
  *    or writer (step 1, or publishUpTo).
  * 7. Lost: read the winners base+1..latest (staged file, or the published one), check each for
  *    conflicts with Delta's rules (conflicts.ts; a conflict throws, having changed nothing a reader
@@ -43,7 +44,7 @@ import {
   winnersHighWaterMark,
 } from "./conflicts.ts";
 import { commitInfoOf, type Operation, operationFromCommitInfo } from "./operation.ts";
-import { afterPublishedCommit } from "./post-commit.ts";
+import { afterPublishedCommit, type PostCommitConfig } from "./post-commit.ts";
 import { publishedKey, publishRows, publishUpTo } from "./publisher.ts";
 
 /** Kept in step with package.json's version (a test checks it). */
@@ -112,6 +113,11 @@ export interface CommitRequest {
   /** Backoff between lost ratifications: full jitter over min(capMs, baseMs * 2^n). */
   backoff?: { baseMs?: number; capMs?: number };
   hooks?: CommitHooks;
+  /**
+   * How the post-commit work (the automatic checkpoint) runs for this commit; what it leaves out
+   * comes from the process default (post-commit.ts). The builder passes the context's.
+   */
+  postCommit?: Partial<PostCommitConfig>;
 }
 
 export interface CommitResult {
@@ -125,6 +131,11 @@ export interface CommitResult {
    * next reader or writer publishes it.
    */
   published: boolean;
+  /**
+   * Whether the post-commit step wrote a checkpoint at this version. Always false when that step
+   * is off or runs in the background (post-commit.ts).
+   */
+  checkpointWritten: boolean;
 }
 
 // 16 writers appending to one table as fast as they can needed up to 12 ratifications for one
@@ -259,7 +270,12 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
         published = false;
       }
       // Checkpoints only cover published versions; this never throws (post-commit.ts).
-      if (published) await afterPublishedCommit({ store, tableRoot, version: target, actions });
+      const checkpoint = published
+        ? await afterPublishedCommit(
+            { store, tableRoot, version: target, actions, clock },
+            req.postCommit,
+          )
+        : undefined;
       reportCommit({
         tableName,
         tableId,
@@ -269,7 +285,14 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
         attempts,
         published,
       });
-      return { version: target, inCommitTimestamp, txnId, attempts, published };
+      return {
+        version: target,
+        inCommitTimestamp,
+        txnId,
+        attempts,
+        published,
+        checkpointWritten: checkpoint !== undefined,
+      };
     }
 
     if (attempts >= maxAttempts) {

@@ -4,7 +4,7 @@
  * (lib/commit/transaction.ts) needs besides the operation and its actions.
  *
  * 1. The operation (lib/commit/operation.ts) says what the commit is and what it read.
- * 2. From the context: object store, arbiter, clock.
+ * 2. From the context: object store, arbiter, clock, post-commit settings (checkpoints).
  * 3. From the opened table: table id, root and display name; the read version (the snapshot's,
  *    unless the operation read a later one it committed itself, as VACUUM END does) and, when it
  *    is the snapshot's, the snapshot's in-commit timestamp; the isolation level
@@ -18,6 +18,7 @@ import type { TableEntry } from "../catalog/catalog-store.ts";
 import type { QualifiedName } from "../catalog/names.ts";
 import type { IsolationLevel } from "../commit/conflicts.ts";
 import type { Operation } from "../commit/operation.ts";
+import type { PostCommitConfig } from "../commit/post-commit.ts";
 import {
   type CommitHooks,
   type CommitRequest,
@@ -40,6 +41,8 @@ export interface CommitOptions {
   maxAttempts?: number;
   backoff?: CommitRequest["backoff"];
   hooks?: CommitHooks;
+  /** Post-commit settings of this commit, over the context's (SiltContext.postCommit). */
+  postCommit?: Partial<PostCommitConfig>;
 }
 
 /** Commits `actions` on the table `t` was opened at (module comment, steps 1–4). */
@@ -97,5 +100,6 @@ function loopOptions(ctx: SiltContext, opts: CommitOptions) {
     maxAttempts: opts.maxAttempts,
     backoff: opts.backoff,
     hooks: opts.hooks,
+    postCommit: { ...ctx.postCommit, ...opts.postCommit },
   };
 }
