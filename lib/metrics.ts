@@ -11,7 +11,8 @@
  * metric, and tables are unbounded.
  *
  * Lines are written only inside `withMetrics` (a Lambda invocation, lib/runtime/invocation.ts);
- * elsewhere (tests, the local server) `emitMetrics` does nothing.
+ * elsewhere (tests, the local server) `emitMetrics` writes the line, without its metrics, to the
+ * fallback logger it is given, if any.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { LogFields, Logger } from "./logger.ts";
@@ -68,13 +69,20 @@ export function withMetrics<T>(logger: Logger, fn: () => T): T {
 
 /**
  * Writes one info line `message` with `fields` that is also an EMF record of `values` under the
- * given operation. A no-op outside `withMetrics`.
+ * given operation. Outside `withMetrics`, the line goes to `fallback` without the EMF members
+ * (nowhere without one).
  */
 export function emitMetrics(
   message: string,
   operation: string,
   values: MetricValues,
   fields: LogFields = {},
+  fallback?: Logger,
 ): void {
-  sink.getStore()?.info(message, { ...fields, ...emfFields(operation, values, Date.now()) });
+  const logger = sink.getStore();
+  if (logger !== undefined) {
+    logger.info(message, { ...fields, ...emfFields(operation, values, Date.now()) });
+  } else {
+    fallback?.info(message, fields);
+  }
 }

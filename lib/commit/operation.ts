@@ -19,6 +19,7 @@
  * - VACUUM START / END: read nothing, change no rows.
  */
 import type { CommitInfo } from "../delta/actions.ts";
+import type { LogFields } from "../logger.ts";
 import { EMPTY_READ_SET, READ_WHOLE_TABLE, type ReadSet } from "./conflicts.ts";
 
 export interface Operation {
@@ -34,6 +35,8 @@ export interface Operation {
   changesData: boolean;
   /** Adds files and read nothing: blind appends never conflict with each other. */
   isBlindAppend: boolean;
+  /** Facts for the commit's log line (commit-report.ts) that its actions do not show. */
+  reportFields?: LogFields;
 }
 
 /** The read set a commit that does not say has: nothing for blind appends, else everything. */
@@ -84,8 +87,15 @@ export function appendOperation(
   };
 }
 
-/** WRITE, mode Overwrite (INSERT OVERWRITE, REPLACE WHERE, REPLACE USING / ON). */
+/** Which overwrite a WRITE in mode Overwrite is, for its log line. */
+export type OverwriteKind = "table" | "partitions" | "where" | "using" | "on";
+
+/**
+ * WRITE, mode Overwrite: INSERT OVERWRITE of the table or (dynamic) of its partitions, REPLACE
+ * WHERE, REPLACE USING / ON.
+ */
 export function overwriteOperation(
+  kind: OverwriteKind,
   partitionColumns: readonly string[],
   parameters: Record<string, unknown>,
   metrics: Record<string, string>,
@@ -98,6 +108,7 @@ export function overwriteOperation(
     readSet,
     changesData: true,
     isBlindAppend: false,
+    reportFields: { overwrite: kind },
   };
 }
 
@@ -155,6 +166,7 @@ export function replaceTableOperation(
 export function restoreOperation(
   parameters: { version: number | null; timestamp: string | null },
   metrics: Record<string, string>,
+  restoredVersion: number,
 ): Operation {
   return {
     name: "RESTORE",
@@ -163,6 +175,7 @@ export function restoreOperation(
     readSet: READ_WHOLE_TABLE,
     changesData: true,
     isBlindAppend: false,
+    reportFields: { restoredVersion },
   };
 }
 
@@ -213,6 +226,7 @@ export function vacuumOperation(
   name: "VACUUM START" | "VACUUM END",
   parameters: Record<string, unknown>,
   metrics: Record<string, string>,
+  reportFields: { mode: string; numDeletedFiles?: number },
 ): Operation {
   return {
     name,
@@ -221,5 +235,6 @@ export function vacuumOperation(
     readSet: EMPTY_READ_SET,
     changesData: false,
     isBlindAppend: false,
+    reportFields,
   };
 }

@@ -29,6 +29,7 @@ import {
   serializeActions,
 } from "../delta/actions.ts";
 import { conflict, internal } from "../errors.ts";
+import type { Logger } from "../logger.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
 import type { CommitArbiter, RatifiedRow } from "./arbiter.ts";
 import { reportCommit } from "./commit-report.ts";
@@ -118,6 +119,11 @@ export interface CommitRequest {
    * comes from the process default (post-commit.ts). The builder passes the context's.
    */
   postCommit?: Partial<PostCommitConfig>;
+  /**
+   * Where the commit's report line goes outside a Lambda invocation (commit-report.ts); inside
+   * one it is the invocation's metric record. The builder passes the context's logger.
+   */
+  logger?: Logger;
 }
 
 export interface CommitResult {
@@ -284,6 +290,9 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
         actions,
         attempts,
         published,
+        checkpointWritten: published ? checkpoint !== undefined : undefined,
+        fields: op.reportFields,
+        logger: req.logger,
       });
       return {
         version: target,

@@ -85,7 +85,6 @@ export async function commitMetadataChange(
   },
 ): Promise<number> {
   const { snapshot } = t;
-  const tableName = displayName(t.name);
   const protocol = change.protocol ?? snapshot.protocol;
   const rowTracking = checkWriteProtocol(protocol, change.metadata);
   const actions: Action[] = [{ metaData: change.metadata }];
@@ -98,11 +97,5 @@ export async function commitMetadataChange(
     // The table as the change leaves it decides both.
     { isolationLevel: isolationLevelOf(change.metadata.configuration), rowTracking },
   );
-  ctx.logger.info("table metadata changed", {
-    table: tableName,
-    tableId: t.entry.tableId,
-    operation: change.operation,
-    version: result.version,
-  });
   return result.version;
 }

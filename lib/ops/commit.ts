@@ -4,7 +4,8 @@
  * (lib/commit/transaction.ts) needs besides the operation and its actions.
  *
  * 1. The operation (lib/commit/operation.ts) says what the commit is and what it read.
- * 2. From the context: object store, arbiter, clock, post-commit settings (checkpoints).
+ * 2. From the context: object store, arbiter, clock, post-commit settings (checkpoints), and the
+ *    logger the commit's one report line goes to outside Lambda (commit-report.ts).
  * 3. From the opened table: table id, root and display name; the read version (the snapshot's,
  *    unless the operation read a later one it committed itself, as VACUUM END does) and, when it
  *    is the snapshot's, the snapshot's in-commit timestamp; the isolation level
@@ -101,5 +102,6 @@ function loopOptions(ctx: SiltContext, opts: CommitOptions) {
     backoff: opts.backoff,
     hooks: opts.hooks,
     postCommit: { ...ctx.postCommit, ...opts.postCommit },
+    logger: ctx.logger,
   };
 }

@@ -147,12 +147,6 @@ export async function createTable(
       { rowTracking: profile.rowTracking },
     );
     await ctx.catalog.activateTable(entry);
-    ctx.logger.info("table created", {
-      table: tableName,
-      tableId: entry.tableId,
-      operation: req.operation ?? "CREATE TABLE",
-      version: result.version,
-    });
     return { created: true, tableId: entry.tableId, version: result.version };
   } catch (err) {
     await ctx.catalog.abortCreateTable(entry).catch(() => false);

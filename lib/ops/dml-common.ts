@@ -194,12 +194,6 @@ export async function commitDml(
     dmlOperation(req.operation, req.parameters, req.metrics, req.readSet),
     req.actions,
   );
-  ctx.logger.info("rows changed", {
-    table: target.tableName,
-    tableId: t.entry.tableId,
-    operation: req.operation,
-    version: result.version,
-  });
   return { version: result.version, committed: true };
 }
 

@@ -292,13 +292,6 @@ export async function optimizeTable(
     ),
     actions,
   );
-  ctx.logger.info("optimized", {
-    table: tableName,
-    tableId: t.entry.tableId,
-    version: result.version,
-    numFilesRemoved: removed.length,
-    numFilesAdded: adds.length,
-  });
   return { ...base, version: result.version, committed: true };
 }
 

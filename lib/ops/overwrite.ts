@@ -81,7 +81,7 @@ export async function overwriteRows(
           readPredicate: (f) => touched.has(keyOf(f)),
         }
       : READ_WHOLE_TABLE,
-    logMessage: dynamic ? "partitions overwritten" : "table overwritten",
+    kind: dynamic ? "partitions" : "table",
   });
 }
 

@@ -231,12 +231,6 @@ export async function createOrReplaceTable(
     // Row ids follow the new definition's protocol and properties; isolation the old table's.
     { rowTracking },
   );
-  ctx.logger.info("table replaced", {
-    table: tableName,
-    tableId: t.entry.tableId,
-    operation,
-    version: result.version,
-  });
   return {
     created: false,
     replaced: true,

@@ -156,7 +156,7 @@ export async function replaceUsing(
     parameters,
     metrics: selectiveOverwriteMetrics(written.metrics, deleted.metrics),
     readSet: READ_WHOLE_TABLE,
-    logMessage: opts.using !== undefined ? "rows replaced using" : "rows replaced on",
+    kind: opts.using !== undefined ? "using" : "on",
   });
 }
 

@@ -109,7 +109,7 @@ export async function replaceWhere(
       readFilePaths: new Set(candidates.map((f) => f.path)),
       readPredicate: canHold,
     },
-    logMessage: "rows replaced where",
+    kind: "where",
   });
 }
 

@@ -25,7 +25,7 @@ import { dvFileKey } from "../delta/deletion-vectors.ts";
 import { logicalFileKey, parseTimestamp, type Snapshot } from "../delta/snapshot.ts";
 import { badRequest, SiltError } from "../errors.ts";
 import { commit } from "./commit.ts";
-import { displayName, openTable, readSnapshot, type TableRef } from "./open-table.ts";
+import { openTable, readSnapshot, type TableRef } from "./open-table.ts";
 import { fileKey } from "./read-files.ts";
 import { removeOf } from "./row-deletes.ts";
 import { bytesOf, protocolUnion } from "./write-commit.ts";
@@ -65,7 +65,6 @@ export async function restoreTable(
     );
   }
   const t = await openTable(ctx, name, { defaults: req.defaults, access: "write" });
-  const tableName = displayName(t.name);
   const latest = t.snapshot;
   checkWriteProtocol(latest.protocol, latest.metadata);
   const source = await snapshotToRestore(ctx, t.entry, req, latest);
@@ -104,16 +103,10 @@ export async function restoreTable(
         timestamp: req.timestamp === undefined ? null : javaTimestamp(req.timestamp),
       },
       Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, String(v)])),
+      source.version,
     ),
     actions,
   );
-  ctx.logger.info("table restored", {
-    table: tableName,
-    tableId: t.entry.tableId,
-    operation: "RESTORE",
-    version: result.version,
-    restoredVersion: source.version,
-  });
   return { version: result.version, restoredVersion: source.version, metrics };
 }
 

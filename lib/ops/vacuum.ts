@@ -35,7 +35,7 @@ import { deletedFileRetentionMs } from "../delta/table-config.ts";
 import { badRequest } from "../errors.ts";
 import type { ObjectInfo } from "../storage/object-store.ts";
 import { commit } from "./commit.ts";
-import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
+import { type OpenTable, openTable, type TableRef } from "./open-table.ts";
 import { fileKey } from "./read-files.ts";
 import { checkWriteProtocol } from "./write-protocol.ts";
 
@@ -124,10 +124,15 @@ export async function vacuumTable(
     defaultRetentionMillis: defaultRetentionMs,
   };
   if (specifiedMs !== undefined) parameters.specifiedRetentionMillis = specifiedMs;
-  const start = await commitMarker(ctx, t, t.snapshot.version, "VACUUM START", parameters, {
-    numFilesToDelete: String(files.length),
-    sizeOfDataToDelete: String(size),
-  });
+  const start = await commitMarker(
+    ctx,
+    t,
+    t.snapshot.version,
+    "VACUUM START",
+    parameters,
+    { numFilesToDelete: String(files.length), sizeOfDataToDelete: String(size) },
+    { mode },
+  );
   try {
     for (let i = 0; i < files.length; i += DELETE_BATCH) {
       await ctx.store.deleteMany(files.slice(i, i + DELETE_BATCH));
@@ -143,6 +148,7 @@ export async function vacuumTable(
         numDeletedFiles: "0",
         numVacuumedDirectories: String(dirs),
       },
+      { mode, numDeletedFiles: 0 },
     ).catch(() => undefined);
     throw err;
   }
@@ -156,14 +162,8 @@ export async function vacuumTable(
       numDeletedFiles: String(files.length),
       numVacuumedDirectories: String(dirs),
     },
+    { mode, numDeletedFiles: files.length },
   );
-  ctx.logger.info("vacuumed", {
-    table: displayName(t.name),
-    tableId: t.entry.tableId,
-    mode,
-    numDeletedFiles: files.length,
-    version: end,
-  });
   return { ...base, dryRun: false, numDeletedFiles: files.length, version: end };
 }
 
@@ -299,11 +299,12 @@ async function commitMarker(
   operation: "VACUUM START" | "VACUUM END",
   parameters: Record<string, unknown>,
   metrics: Record<string, string>,
+  report: { mode: VacuumMode; numDeletedFiles?: number },
 ): Promise<number> {
   const result = await commit(
     ctx,
     t,
-    vacuumOperation(operation, parameters, metrics),
+    vacuumOperation(operation, parameters, metrics, report),
     [],
     // Markers carry no files: they have always been recorded as Serializable and without the
     // row-tracking tag, whatever the table's settings.

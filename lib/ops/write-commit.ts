@@ -14,7 +14,7 @@
 import type * as arrow from "apache-arrow";
 import type { TableAccess } from "../auth/authorize.ts";
 import type { ReadSet } from "../commit/conflicts.ts";
-import { overwriteOperation } from "../commit/operation.ts";
+import { type OverwriteKind, overwriteOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Protocol } from "../delta/actions.ts";
 import type { StructField } from "../delta/schema.ts";
@@ -88,7 +88,8 @@ export async function commitOverwrite(
     parameters: Record<string, unknown>;
     metrics: Record<string, string>;
     readSet: ReadSet;
-    logMessage: string;
+    /** Which overwrite this is, for the commit's log line. */
+    kind: OverwriteKind;
   },
 ): Promise<WriteResult> {
   const { t } = target;
@@ -99,6 +100,7 @@ export async function commitOverwrite(
     ctx,
     t,
     overwriteOperation(
+      req.kind,
       t.snapshot.metadata.partitionColumns,
       req.parameters,
       req.metrics,
@@ -106,12 +108,6 @@ export async function commitOverwrite(
     ),
     req.actions,
   );
-  ctx.logger.info(req.logMessage, {
-    table: target.tableName,
-    tableId: t.entry.tableId,
-    operation: "WRITE",
-    version: result.version,
-  });
   return { version: result.version, committed: true, metrics: req.metrics };
 }
 
