@@ -58,7 +58,7 @@ const columnNames = async (t: string) =>
   (await ok(`SELECT * FROM ${t}`)).columns.map((c) => c.name);
 
 beforeAll(async () => {
-  silt = await startSilt("local");
+  silt = await startSilt("local", { memory: true });
   await ok("CREATE CATALOG ac");
   await ok("CREATE SCHEMA ac.s");
   await ok("CREATE TABLE t (id INT, p STRING, s STRUCT<a: INT>) USING DELTA PARTITIONED BY (p)");

@@ -16,7 +16,7 @@ const properties = async (table: string) =>
   Object.fromEntries((await ok(`SHOW TBLPROPERTIES ${table}`)).rows as [string, string][]);
 
 beforeAll(async () => {
-  silt = await startSilt("local");
+  silt = await startSilt("local", { memory: true });
   await ok("CREATE CATALOG al");
   await ok("CREATE SCHEMA al.s");
   await ok("CREATE TABLE t (id INT, v STRING) USING DELTA");

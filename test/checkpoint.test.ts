@@ -293,7 +293,7 @@ describe("checkpoints", () => {
   let saved: PostCommitConfig;
 
   beforeAll(async () => {
-    silt = await startSilt("local");
+    silt = await startSilt("local", { memory: true });
     ctx = silt.ctx;
     store = ctx.store as LocalObjectStore;
     await createCatalog(ctx, "c");
@@ -906,7 +906,7 @@ describe("log cleanup", () => {
   let store: LocalObjectStore;
   let saved: PostCommitConfig;
   beforeAll(async () => {
-    silt = await startSilt("local");
+    silt = await startSilt("local", { memory: true });
     ctx = silt.ctx;
     store = ctx.store as LocalObjectStore;
     await createCatalog(ctx, "c");

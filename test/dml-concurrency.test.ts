@@ -18,7 +18,7 @@ let silt: SiltHarness;
 const { ok, history, rows } = sqlClient(() => silt, { catalog: "rc", schema: "s" });
 
 beforeAll(async () => {
-  silt = await startSilt("local");
+  silt = await startSilt("local", { memory: true });
   await ok("CREATE CATALOG rc");
   await ok("CREATE SCHEMA rc.s");
 }, 60_000);

@@ -96,7 +96,7 @@ for (const storage of ["local", "s3"] as StorageKind[]) {
     let silt: SiltHarness;
     const { ok, history } = client(() => silt);
     beforeAll(async () => {
-      silt = await startSilt(storage);
+      silt = await startSilt(storage, { memory: true });
     });
     afterAll(() => silt.close());
 
@@ -184,7 +184,7 @@ describe("seed 003: CRUD on Delta tables", () => {
   // the session's catalog and schema travel with each request instead of USE.
   const retail = { catalog: "shop", schema: "retail" };
   beforeAll(async () => {
-    silt = await startSilt("local");
+    silt = await startSilt("local", { memory: true });
     await ok("CREATE CATALOG shop");
     await ok("CREATE SCHEMA IF NOT EXISTS shop.retail");
   });
@@ -404,7 +404,7 @@ describe("deletion vectors across operations on one file", () => {
   const { ok, history } = client(() => silt);
   const T = "dv.s.t";
   beforeAll(async () => {
-    silt = await startSilt("local");
+    silt = await startSilt("local", { memory: true });
     await ok("CREATE CATALOG dv");
     await ok("CREATE SCHEMA dv.s");
     await ok(`CREATE TABLE ${T} (id INT, grp STRING, amount BIGINT) USING DELTA`);
@@ -662,7 +662,7 @@ describe("DELETE and UPDATE: pruning, metadata-only deletes, no-ops", () => {
     return keys;
   };
   beforeAll(async () => {
-    silt = await startSilt("local");
+    silt = await startSilt("local", { memory: true });
     await ok("CREATE CATALOG p");
     await ok("CREATE SCHEMA p.s");
     await ok("CREATE TABLE p.s.flat (id INT, v STRING) USING DELTA");
@@ -773,7 +773,7 @@ describe("DELETE and UPDATE error paths leave the table unchanged", () => {
   const { sql, ok, failsUnchanged } = client(() => silt);
   const T = "e.s.t";
   beforeAll(async () => {
-    silt = await startSilt("local");
+    silt = await startSilt("local", { memory: true });
     await ok("CREATE CATALOG e");
     await ok("CREATE SCHEMA e.s");
     await ok(`CREATE TABLE ${T} (id INT NOT NULL, name STRING, born DATE) USING DELTA`);

@@ -87,7 +87,7 @@ function memorySink() {
 }
 
 beforeAll(async () => {
-  silt = await startSilt("s3");
+  silt = await startSilt("s3", { memory: true });
   await ok("CREATE CATALOG ing");
   await ok("CREATE SCHEMA ing.s");
 });

@@ -84,7 +84,7 @@ describe("MERGE INTO", () => {
   };
 
   beforeAll(async () => {
-    silt = await startSilt("local");
+    silt = await startSilt("local", { memory: true });
     await ok("CREATE CATALOG m");
     await ok("CREATE SCHEMA m.s");
   });

@@ -31,7 +31,7 @@ const commitActions = async (table: string, version: number) => {
 };
 
 beforeAll(async () => {
-  silt = await startSilt("local");
+  silt = await startSilt("local", { memory: true });
   await ok("CREATE CATALOG oc");
   await ok("CREATE SCHEMA oc.s");
 }, 60_000);

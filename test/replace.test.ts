@@ -68,7 +68,7 @@ const failsUnchanged = async (
 };
 
 beforeAll(async () => {
-  silt = await startSilt("local");
+  silt = await startSilt("local", { memory: true });
   await ok("CREATE CATALOG rt");
   await ok("CREATE SCHEMA rt.s");
 });

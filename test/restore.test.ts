@@ -75,7 +75,7 @@ async function deleteEvenIds(name: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  silt = await startSilt("s3");
+  silt = await startSilt("s3", { memory: true });
   await ok("CREATE CATALOG rs");
   await ok("CREATE SCHEMA rs.s");
 });

@@ -20,7 +20,7 @@ let silt: SiltHarness;
 const { ok, rows } = sqlClient(() => silt, { catalog: "rt", schema: "s" });
 
 beforeAll(async () => {
-  silt = await startSilt("local");
+  silt = await startSilt("local", { memory: true });
   await ok("CREATE CATALOG rt");
   await ok("CREATE SCHEMA rt.s");
 }, 60_000);

@@ -47,7 +47,7 @@ describe("seed 000: replace or overwrite a managed Delta table", () => {
   };
 
   beforeAll(async () => {
-    silt = await startSilt("local");
+    silt = await startSilt("local", { memory: true });
     await ok("CREATE CATALOG replace_demo");
     await ok("CREATE SCHEMA replace_demo.sales");
   });

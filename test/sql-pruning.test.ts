@@ -26,7 +26,7 @@ describe("pruning", () => {
     return runQuery(silt.ctx, st.query, session());
   };
   beforeAll(async () => {
-    silt = await startSilt("local");
+    silt = await startSilt("local", { memory: true });
     await createCatalog(silt.ctx, "p");
     await createSchema(silt.ctx, "p", "s");
   });

@@ -22,7 +22,7 @@ describe("POST /api/v1/sql", () => {
     };
   };
   beforeAll(async () => {
-    silt = await startSilt("local");
+    silt = await startSilt("local", { memory: true });
   });
   afterAll(() => silt.close());
 

@@ -24,7 +24,7 @@ const advance = (ms: number) => {
 const exists = async (key: string) => (await silt.ctx.store.head(key)) !== undefined;
 
 beforeAll(async () => {
-  silt = await startSilt("local");
+  silt = await startSilt("local", { memory: true });
   (silt.ctx as { clock: () => number }).clock = () => Date.now() + shift;
   await ok("CREATE CATALOG vc");
   await ok("CREATE SCHEMA vc.s");

@@ -23,7 +23,7 @@ import { type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
 describe("write path", () => {
   let silt: SiltHarness;
   beforeAll(async () => {
-    silt = await startSilt("local");
+    silt = await startSilt("local", { memory: true });
     await createCatalog(silt.ctx, "w");
     await createSchema(silt.ctx, "w", "s");
   });
