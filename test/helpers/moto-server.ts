@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { installStep } from "./install-step.ts";
 
 const run = promisify(execFile);
 
@@ -41,8 +42,8 @@ export async function ensureMotoInstalled(): Promise<number> {
   if (existsSync(STAMP) && readFileSync(STAMP, "utf8") === wanted) return 0;
   const started = performance.now();
   rmSync(VENV, { recursive: true, force: true });
-  await step("python3", ["-m", "venv", VENV], venvHint);
-  await step(
+  await installStep("python3", ["-m", "venv", VENV], venvHint);
+  await installStep(
     PYTHON,
     ["-m", "pip", "install", "--disable-pip-version-check", "-q", "-r", REQUIREMENTS],
     "pip could not install moto from PyPI (is the network up?)",
@@ -54,16 +55,6 @@ export async function ensureMotoInstalled(): Promise<number> {
 const venvHint =
   "The deploy test needs python3 (3.9 or newer) with its venv module to install the moto AWS " +
   "emulator (on Debian/Ubuntu: apt-get install python3 python3-venv)";
-
-async function step(file: string, args: string[], hint: string): Promise<void> {
-  try {
-    await run(file, args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException & { stderr?: string };
-    const detail = err.code === "ENOENT" ? `${file} not found` : (err.stderr ?? err.message);
-    throw new Error(`${hint}.\n${file} ${args.join(" ")} failed: ${detail.trim()}`);
-  }
-}
 
 /** The resource types moto's CloudFormation can create; it skips every other type. */
 export async function motoCloudFormationTypes(): Promise<Set<string>> {

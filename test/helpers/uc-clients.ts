@@ -10,14 +10,12 @@
  * pin set gets a new directory. An install is guarded by a lock directory, since vitest's two
  * workers may both start a suite that needs the clients.
  */
-import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
-
-const run = promisify(execFile);
+import { installStep } from "./install-step.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 const REQUIREMENTS = join(import.meta.dirname, "uc-clients-requirements.txt");
@@ -73,13 +71,13 @@ async function install(): Promise<number> {
     if (existsSync(STAMP)) return; // another process installed it while we waited
     rmSync(VENV, { recursive: true, force: true });
     try {
-      await step("python3", ["-m", "venv", VENV], venvHint);
-      await step(
+      await installStep("python3", ["-m", "venv", VENV], venvHint);
+      await installStep(
         PYTHON,
         ["-m", "pip", "install", "--disable-pip-version-check", "-q", "-r", REQUIREMENTS],
         "pip could not install the Unity Catalog clients from PyPI (is the network up?)",
       );
-      await step(
+      await installStep(
         PYTHON,
         [
           "-c",
@@ -147,16 +145,6 @@ function lockHolderGone(): boolean {
 const venvHint =
   "The UC client tests need python3 (3.10 or newer) with its venv module (on Debian/Ubuntu: " +
   "apt-get install python3 python3-venv) and Java 17 for Spark";
-
-async function step(file: string, args: string[], hint: string): Promise<void> {
-  try {
-    await run(file, args, { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException & { stderr?: string };
-    const detail = err.code === "ENOENT" ? `${file} not found` : (err.stderr ?? err.message);
-    throw new Error(`${hint}.\n${file} ${args.join(" ")} failed: ${detail.trim()}`);
-  }
-}
 
 /** The jars for `spark.jars`: the UC connector, its client, its Hadoop glue and one dependency. */
 export function sparkJars(): string[] {
