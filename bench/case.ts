@@ -287,7 +287,7 @@ async function siltUcCommits(dir: string): Promise<CaseResult> {
     const row = generate(1);
     const renamed = new arrow.Table(
       Object.fromEntries(
-        row.schema.fields.map((f, i) => [physical[i], row.getChildAt(i) as arrow.Vector]),
+        row.schema.fields.map((_, i) => [physical[i], row.getChildAt(i) as arrow.Vector]),
       ),
     );
     const parquet = writeParquet(renamed);
