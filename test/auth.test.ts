@@ -381,6 +381,7 @@ describe("table privileges", () => {
     for (const statement of [
       "DROP TABLE sales.eu.orders",
       "CREATE OR REPLACE TABLE sales.eu.orders (id INT) USING DELTA",
+      "ALTER TABLE sales.eu.orders RENAME TO orders2",
     ]) {
       const message = await refused("sales.eu.orders", 403, "INSUFFICIENT_PERMISSIONS", () =>
         sql(BOB, statement),
@@ -413,6 +414,11 @@ describe("creating, listing and dropping", () => {
     await ok(CAROL, `GRANT SELECT ON TABLE sales.eu.carol TO \`${BOB}\``);
     const { tableId } = await ctx.catalog.getTable("sales", "eu", "carol");
     expect((await ctx.grants.grantsOn(tableId)).get(BOB)).toEqual(new Set(["SELECT"]));
+    // A renamed table keeps its grants: they belong to the table, not its name.
+    await ok(CAROL, "ALTER TABLE sales.eu.carol RENAME TO carol2");
+    expect((await ok(BOB, "SELECT * FROM sales.eu.carol2")).rows).toEqual([[7]]);
+    expect((await sql(BOB, "SELECT * FROM sales.eu.carol")).status).toBe(404);
+    await ok(CAROL, "ALTER TABLE sales.eu.carol2 RENAME TO carol");
     await ok(ALICE, "DROP TABLE sales.eu.carol");
     expect((await ctx.grants.grantsOn(tableId)).size).toBe(0);
   });

@@ -602,6 +602,150 @@ describe.each(backends)("Catalog on $name", (backend) => {
       expect(await catalog.dropSchema("inv", "stock", { cascade: true })).toHaveLength(1);
     });
 
+    it("renames within the schema, keeping id, location, owner and creation time", async () => {
+      const table = await createActiveTable(catalog, "inv", "stock", "items");
+      env.clock.now += 1000;
+      const renamed = await catalog.renameTable(table, "Goods");
+      expect(renamed).toEqual({ ...table, name: "goods", updatedAt: env.clock.now });
+      expect(await catalog.getTable("inv", "stock", "goods")).toEqual(renamed);
+      await expectSiltError(
+        catalog.getTable("inv", "stock", "items"),
+        "TABLE_OR_VIEW_NOT_FOUND",
+        404,
+      );
+      expect((await catalog.listTables("inv", "stock")).map((t) => t.name)).toEqual(["goods"]);
+      expect(await catalog.getTableById(table.tableId)).toEqual(renamed);
+      expect((await catalog.lookup("inv", "stock", "goods")).table).toEqual(renamed);
+      // Catalog, schema, the table item and its id index: nothing left behind.
+      expect(await env.itemCount()).toBe(4);
+      await catalog.renameTable(renamed, "items");
+      expect((await catalog.getTable("inv", "stock", "items")).tableId).toBe(table.tableId);
+    });
+
+    it("refuses a taken name, its own name and a missing table, changing nothing", async () => {
+      const table = await createActiveTable(catalog, "inv", "stock", "items");
+      const other = await createActiveTable(catalog, "inv", "stock", "other");
+      await expectSiltError(
+        catalog.renameTable(table, "OTHER"),
+        "TABLE_OR_VIEW_ALREADY_EXISTS",
+        409,
+        "42P07",
+      );
+      await expectSiltError(
+        catalog.renameTable(table, "items"),
+        "TABLE_OR_VIEW_ALREADY_EXISTS",
+        409,
+      );
+      expect(await catalog.getTable("inv", "stock", "items")).toEqual(table);
+      expect(await catalog.getTable("inv", "stock", "other")).toEqual(other);
+      expect(await env.itemCount()).toBe(6);
+      // The refusal released the table: it renames and drops at once.
+      const renamed = await catalog.renameTable(table, "third");
+      await catalog.finishDropTable(await catalog.beginDropTable(renamed));
+      await expectSiltError(catalog.renameTable(renamed, "fourth"), "TABLE_OR_VIEW_NOT_FOUND", 404);
+      await expectSiltError(
+        catalog.renameTable(table, "bad/name"),
+        "INVALID_SCHEMA_OR_RELATION_NAME",
+        400,
+      );
+      expect(await env.itemCount()).toBe(4);
+    });
+
+    const renameSteps = [
+      "claim the id index",
+      "mark the source",
+      "put the target",
+      "switch the id index",
+      "delete the source",
+      "unmark the target",
+    ];
+    it.each(renameSteps.map((step, i) => [i + 1, step] as const))(
+      "shows exactly one name after a rename crashed before its step %i (%s), and recovers",
+      async (step) => {
+        const table = await createActiveTable(catalog, "inv", "stock", "items");
+        let writes = 0;
+        const renamer = env.make(
+          hookedItems(
+            env,
+            (call) => call.op !== "get" && call.op !== "query" && ++writes === step,
+            async () => {
+              throw new Error("simulated crash");
+            },
+          ),
+        );
+        await expect(renamer.renameTable(table, "goods")).rejects.toThrow("simulated crash");
+        const [visible, hidden] = step <= 4 ? ["items", "goods"] : ["goods", "items"];
+        const current = await catalog.getTable("inv", "stock", visible);
+        expect(current.tableId).toBe(table.tableId);
+        await expectSiltError(
+          catalog.getTable("inv", "stock", hidden),
+          "TABLE_OR_VIEW_NOT_FOUND",
+          404,
+        );
+        expect((await catalog.listTables("inv", "stock")).map((t) => t.name)).toEqual([visible]);
+        expect((await catalog.findTableById(table.tableId))?.name).toBe(visible);
+        expect((await catalog.lookup("inv", "stock", hidden)).table).toBeUndefined();
+        if (step >= 2 && step <= 4) {
+          // The crashed renamer may still be alive within the window.
+          await expectSiltError(
+            catalog.renameTable(current, "other"),
+            "TABLE_RENAME_IN_PROGRESS",
+            409,
+          );
+        }
+        if (step >= 3) {
+          await expectSiltError(catalog.beginDropTable(current), "TABLE_RENAME_IN_PROGRESS", 409);
+        }
+
+        env.clock.now += DEFAULT_STALE_AFTER_MS;
+        const final = await catalog.renameTable(current, "final");
+        expect((await catalog.listTables("inv", "stock")).map((t) => t.name)).toEqual(["final"]);
+        // Leftovers hold no name, and taking one over leaves the renamed table's id alone.
+        await createActiveTable(catalog, "inv", "stock", "items");
+        await createActiveTable(catalog, "inv", "stock", "goods");
+        expect(await catalog.getTableById(table.tableId)).toEqual(final);
+        const removed = await catalog.dropSchema("inv", "stock", { cascade: true });
+        expect(removed).toHaveLength(3);
+        expect(new Set(removed.map((t) => t.tableId)).size).toBe(3);
+        expect(await env.itemCount()).toBe(1);
+      },
+    );
+
+    it("lets a drop settle a rename stalled past the window; the renamer then gives up", async () => {
+      const table = await createActiveTable(catalog, "inv", "stock", "items");
+      const renamer = env.make(
+        hookedItems(
+          env,
+          (call) => call.op === "update" && call.update.set?.name !== undefined,
+          async () => {
+            env.clock.now += DEFAULT_STALE_AFTER_MS;
+            const dropper = env.make();
+            const seen = await dropper.getTable("inv", "stock", "items");
+            await dropper.finishDropTable(await dropper.beginDropTable(seen));
+          },
+        ),
+      );
+      await expectSiltError(renamer.renameTable(table, "goods"), "TABLE_RENAME_IN_PROGRESS", 409);
+      expect(await catalog.listTables("inv", "stock")).toEqual([]);
+      expect(await catalog.findTableById(table.tableId)).toBeUndefined();
+      expect(await env.itemCount()).toBe(2);
+    });
+
+    it("undoes a rename whose schema was dropped while it was being written", async () => {
+      const table = await createActiveTable(catalog, "inv", "stock", "items");
+      const renamer = env.make(
+        hookedItems(
+          env,
+          (call) => call.op === "put" && call.item.name?.S === "goods",
+          async () => {
+            await env.make().dropSchema("inv", "stock", { cascade: true });
+          },
+        ),
+      );
+      await expectSiltError(renamer.renameTable(table, "goods"), "SCHEMA_NOT_FOUND", 404);
+      expect(await env.itemCount()).toBe(1);
+    });
+
     it("lists past DynamoDB page boundaries", async () => {
       const paged = env.make(env.items, { queryPageSize: 2 });
       const names = ["g", "c", "e", "a", "f", "b", "d"];

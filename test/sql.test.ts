@@ -114,6 +114,42 @@ describe("POST /api/v1/sql", () => {
     });
   });
 
+  describe("ALTER TABLE … RENAME TO", () => {
+    it("renames within the schema: same rows and history, the old name gone", async () => {
+      await ok("CREATE CATALOG IF NOT EXISTS ren");
+      await ok("CREATE SCHEMA IF NOT EXISTS ren.s");
+      await ok("CREATE SCHEMA IF NOT EXISTS ren.t");
+      await ok("CREATE TABLE ren.s.a (id INT, v STRING) USING DELTA");
+      await ok("INSERT INTO ren.s.a VALUES (1, 'x'), (2, 'y')");
+      await ok("CREATE TABLE ren.s.taken (id INT) USING DELTA");
+      const rows = (await ok("SELECT * FROM ren.s.a ORDER BY id")).rows;
+      const history = (await ok("DESCRIBE HISTORY ren.s.a")).rows;
+
+      for (const [statement, errorClass, status] of [
+        ["ALTER TABLE ren.s.a RENAME TO ren.t.a", "CANNOT_RENAME_ACROSS_SCHEMA", 400],
+        ["ALTER TABLE ren.s.a RENAME TO taken", "TABLE_OR_VIEW_ALREADY_EXISTS", 409],
+        ["ALTER TABLE ren.s.nope RENAME TO b", "TABLE_OR_VIEW_NOT_FOUND", 404],
+      ] as const) {
+        const res = await sql(statement);
+        expect([res.status, res.body.error_class], statement).toEqual([status, errorClass]);
+      }
+      expect((await ok("SELECT * FROM ren.s.a ORDER BY id")).rows).toEqual(rows);
+      expect((await sql("SELECT * FROM ren.t.a")).status).toBe(404);
+
+      expect((await ok("ALTER TABLE ren.s.a RENAME TO b")).rows).toEqual([]);
+      expect((await ok("SELECT * FROM ren.s.b ORDER BY id")).rows).toEqual(rows);
+      expect((await ok("DESCRIBE HISTORY ren.s.b")).rows).toEqual(history);
+      const old = await sql("SELECT * FROM ren.s.a");
+      expect([old.status, old.body.error_class]).toEqual([404, "TABLE_OR_VIEW_NOT_FOUND"]);
+      // Qualified with its own catalog and schema, and under USE-style defaults.
+      await ok("ALTER TABLE ren.s.b RENAME TO ren.s.c");
+      await ok("ALTER TABLE c RENAME TO d", { catalog: "ren", schema: "s" });
+      await ok("INSERT INTO ren.s.d VALUES (3, 'z')");
+      expect((await ok("SELECT count(*) FROM ren.s.d")).rows).toEqual([[3]]);
+      expect((await ok("SHOW TABLES IN ren.s")).rows.map((r) => r[1])).toEqual(["d", "taken"]);
+    });
+  });
+
   describe("seed 003: create and insert (the statements this issue covers)", () => {
     it("creates the database and table, inserts with date strings, and reads back", async () => {
       await ok("CREATE CATALOG IF NOT EXISTS main");

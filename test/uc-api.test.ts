@@ -935,7 +935,50 @@ describe("unknown fields", () => {
 });
 
 describe("the rest of the Delta API", () => {
-  it("answers config, HEAD, credentials, metrics, rename and delete", async () => {
+  it("renames a table within its schema: same id, rows and history, the old name gone", async () => {
+    await silt.call("POST", "/api/v1/tables", {
+      name: "shop.s.before",
+      columns: [{ name: "a", type: "INT" }],
+    });
+    await silt.call("POST", "/api/v1/sql", {
+      statement: "INSERT INTO shop.s.before VALUES (1), (2)",
+    });
+    await silt.call("POST", "/api/v1/tables", {
+      name: "shop.s.taken",
+      columns: [{ name: "b", type: "STRING" }],
+    });
+    const was = await state("before");
+    const uuid = (await load("before")).metadata["table-uuid"];
+
+    const refusals = [
+      [{ "new-name": "taken" }, 409, "AlreadyExistsException"],
+      [{ "new-name": "before" }, 409, "AlreadyExistsException"],
+      [{ new_name: "after" }, 400, "InvalidParameterValueException"],
+      [{}, 400, "InvalidParameterValueException"],
+      [{ "new-name": "other.after" }, 400, "InvalidParameterValueException"],
+    ] as const;
+    for (const [body, status, type] of refusals) {
+      const res = await silt.call("POST", `${DT}/before/rename`, body);
+      expect([res.status, res.body.error?.type], JSON.stringify(body)).toEqual([status, type]);
+    }
+    expect(await state("before")).toEqual(was);
+    const missing = await silt.call("POST", `${DT}/nope/rename`, { "new-name": "x" });
+    expect([missing.status, missing.body.error.type]).toEqual([404, "NoSuchTableException"]);
+
+    const renamed = await silt.call("POST", `${DT}/before/rename`, { "new-name": "After" });
+    expect(renamed.status).toBe(204);
+    expect(await state("after")).toEqual(was);
+    expect((await load("after")).metadata["table-uuid"]).toBe(uuid);
+    expect((await silt.call("GET", `${DT}/before`)).status).toBe(404);
+    const listed = await silt.call("GET", `${UC}/tables?catalog_name=shop&schema_name=s`);
+    const names = (listed.body.tables as { name: string }[]).map((t) => t.name);
+    expect(names).toContain("after");
+    expect(names).not.toContain("before");
+    const history = await silt.call("GET", "/api/v1/tables/shop.s.after/history");
+    expect((history.body.rows as unknown[]).length).toBe(was.version + 1);
+  });
+
+  it("answers config, HEAD, credentials, metrics and delete", async () => {
     const config = await silt.call(
       "GET",
       `${UC}/delta/v1/config?catalog=shop&protocol-versions=1.0`,
@@ -990,8 +1033,6 @@ describe("the rest of the Delta API", () => {
       report: {},
     });
     expect(wrongId.status).toBe(400);
-    const rename = await silt.call("POST", `${DT}/ext/rename`, { "new-name": "ext2" });
-    expect([rename.status, rename.body.error.type]).toEqual([501, "NotImplementedException"]);
     expect(
       (
         await silt.call(

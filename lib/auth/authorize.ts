@@ -84,6 +84,18 @@ export async function authorizeTable(
   return reached.table as TableEntry;
 }
 
+/**
+ * ALTER TABLE … RENAME TO: the owners of the table (or of a container of it) who may also create
+ * tables in its schema, as Unity Catalog asks.
+ */
+export async function authorizeRename(ctx: SiltContext, qn: QualifiedName): Promise<TableEntry> {
+  if (!enforced(ctx)) return ctx.catalog.getTable(qn.catalog, qn.schema, qn.table);
+  const reached = await reach(ctx, qn);
+  requireOwnership(ctx.principal, reached.path, "rename it");
+  requirePrivileges(ctx.principal, reached.path.slice(0, -1), "USE SCHEMA", "CREATE TABLE");
+  return reached.table as TableEntry;
+}
+
 /** The table if it exists, for CREATE OR REPLACE, once the caller may see into its schema. */
 export async function findTable(
   ctx: SiltContext,

@@ -26,6 +26,23 @@
  *   2. The caller deletes the files under the location.
  *   3. `finishDropTable`: delete the id-index item, then the table item.
  *
+ * Renaming a table (within its schema; the table's id, location, files and grants stay)
+ *   The id-index item is the authority on a table's name. A table item carrying a rename token
+ *   is visible only while the id index names it, so at every step exactly one name is visible:
+ *   1. Claim the id index with a fresh rename token, on the condition that it names the table and
+ *      no live rename holds it.
+ *   2. Put the token on the source item (still ACTIVE, still the name the index gives).
+ *   3. Put the target item: a copy under the new name carrying the token, on the condition that
+ *      the name is free or abandoned. It is invisible: the index does not name it yet.
+ *   4. Switch the id index to the new name, removing the token, on the condition that the token
+ *      is still ours. This is the moment of the rename.
+ *   5. Delete the source item, then 6. remove the token from the target, both on the condition
+ *      that they still carry our token.
+ *   A crash leaves token-carrying items behind; whichever of them the index names is the table,
+ *   the other is an abandoned leftover once its token is stale (a create may take its name). A
+ *   drop that meets a stale token first settles the rename: it takes the token off the index, so
+ *   a stalled renamer's switch fails and it removes its own target.
+ *
  * Dropping a schema or catalog
  *   1. Mark the item DROPPING with a random drop token. A DROPPING parent accepts no new children
  *      and looks like it does not exist.
@@ -56,6 +73,7 @@ import {
   and,
   attributeNotExists,
   CATALOG_TABLE_KEYS,
+  type Condition,
   eq,
   type Item,
   type ItemStore,
@@ -205,6 +223,14 @@ export const tableAlreadyExists = (catalog: string, schema: string, table: strin
     "42P07",
   );
 
+/** Another rename of the table is under way (its token is fresh); retrying later succeeds. */
+const tableBeingRenamed = (catalog: string, schema: string, table: string): SiltError =>
+  conflict(
+    "TABLE_RENAME_IN_PROGRESS",
+    `The table ${formatQualifiedName(catalog, schema, table)} is being renamed by another ` +
+      "request. Retry once it has finished.",
+  );
+
 const schemaNotEmpty = (catalog: string, schema: string): SiltError =>
   conflict(
     "SCHEMA_NOT_EMPTY",
@@ -226,6 +252,18 @@ const catalogNotEmpty = (catalog: string): SiltError =>
 const S = (value: string): AttributeValue => ({ S: value });
 const N = (value: number): AttributeValue => ({ N: String(value) });
 const keyOf = (item: Item): Item => ({ pk: attr(item, "pk"), sk: attr(item, "sk") });
+const tableIdKey = (tableId: string): Item => ({ pk: S(tableIdPk(tableId)), sk: S(TABLEID_SK) });
+const tableKey = (catalog: string, schema: string, table: string): Item => ({
+  pk: S(tablePk(catalog, schema)),
+  sk: S(table),
+});
+/** The condition that an id-index item names this table item. */
+const namesItem = (item: Item): Condition =>
+  and(
+    eq("catalog", attr(item, "catalog")),
+    eq("schema", attr(item, "schema")),
+    eq("name", attr(item, "name")),
+  );
 
 function attr(item: Item, key: string): AttributeValue {
   const value = item[key];
@@ -484,7 +522,7 @@ export class Catalog {
     let item: Item | undefined;
     for (let attempt = 0; item === undefined; attempt++) {
       const prior = await this.get(pk, table);
-      if (prior !== undefined && !this.isAbandonedTable(prior)) {
+      if (prior !== undefined && !(await this.isAbandonedTable(prior))) {
         throw tableAlreadyExists(catalog, schema, table);
       }
       const now = this.clock();
@@ -509,7 +547,7 @@ export class Catalog {
       if (written) {
         item = candidate;
         // The abandoned table's files become unreferenced once its id no longer resolves.
-        if (prior !== undefined) await this.deleteIdIndex(str(prior, "tableId"));
+        if (prior !== undefined) await this.releaseIdIndex(prior);
       } else if (attempt >= 2) {
         throw tableAlreadyExists(catalog, schema, table);
       }
@@ -586,7 +624,7 @@ export class Catalog {
     const schema = normalizeName(schemaName, "schema");
     const table = normalizeName(tableName, "table");
     const item = await this.get(tablePk(catalog, schema), table);
-    if (item !== undefined && str(item, "state") === "ACTIVE") return toTableEntry(item);
+    if (item !== undefined && (await this.tableVisible(item))) return toTableEntry(item);
     // Name the most specific missing level, as Spark does.
     await this.requireSchema(catalog, schema);
     throw tableNotFound(catalog, schema, table);
@@ -617,7 +655,7 @@ export class Catalog {
     return {
       catalog: toCatalogEntry(c),
       schema: toSchemaEntry(s),
-      table: t !== undefined && str(t, "state") === "ACTIVE" ? toTableEntry(t) : undefined,
+      table: t !== undefined && (await this.tableVisible(t)) ? toTableEntry(t) : undefined,
     };
   }
 
@@ -651,27 +689,128 @@ export class Catalog {
     const schema = normalizeName(schemaName, "schema");
     await this.requireSchema(catalog, schema);
     const items = await this.queryAll(tablePk(catalog, schema), "ACTIVE");
-    return items.map(toTableEntry);
+    const visible = await Promise.all(items.map((item) => this.tableVisible(item)));
+    return items.filter((_, i) => visible[i]).map(toTableEntry);
   }
 
   /** ACTIVE -> DROPPING: the name disappears; the caller then deletes the files. */
   async beginDropTable(entry: TableEntry): Promise<TableEntry> {
-    const now = this.clock();
-    const marked = await this.items.update(
-      { pk: S(tablePk(entry.catalog, entry.schema)), sk: S(entry.name) },
-      { set: { state: S("DROPPING"), changedAt: N(now) } },
-      and(eq("tableId", S(entry.tableId)), eq("state", S("ACTIVE"))),
-    );
-    if (marked) return { ...entry, state: "DROPPING", updatedAt: now };
-    const current = await this.get(tablePk(entry.catalog, entry.schema), entry.name);
-    if (
-      current !== undefined &&
-      str(current, "tableId") === entry.tableId &&
-      str(current, "state") === "DROPPING"
-    ) {
-      return toTableEntry(current);
+    const key = tableKey(entry.catalog, entry.schema, entry.name);
+    for (let attempt = 0; ; attempt++) {
+      const now = this.clock();
+      const marked = await this.items.update(
+        key,
+        { set: { state: S("DROPPING"), changedAt: N(now) } },
+        and(
+          eq("tableId", S(entry.tableId)),
+          eq("state", S("ACTIVE")),
+          attributeNotExists("renameToken"),
+        ),
+      );
+      if (marked) return { ...entry, state: "DROPPING", updatedAt: now };
+      const current = await this.items.get(key);
+      if (current === undefined || str(current, "tableId") !== entry.tableId) break;
+      if (str(current, "state") === "DROPPING") return toTableEntry(current);
+      if (current.renameToken === undefined || attempt >= 2) break;
+      if (!this.isStale(current)) throw tableBeingRenamed(entry.catalog, entry.schema, entry.name);
+      await this.settleRename(current);
     }
     throw tableNotFound(entry.catalog, entry.schema, entry.name);
+  }
+
+  /**
+   * Renames an ACTIVE table within its schema, by the protocol in the header, and answers its
+   * entry under the new name. Renaming to the name it has fails as Spark does: the name is taken.
+   */
+  async renameTable(entry: TableEntry, newName: string): Promise<TableEntry> {
+    const { catalog, schema, name: from, tableId } = entry;
+    const to = normalizeName(newName, "table");
+    if (to === from) throw tableAlreadyExists(catalog, schema, to);
+    const { catalogItem, schemaItem } = await this.requireSchema(catalog, schema);
+    const token = S(this.newId());
+    const ours = eq("renameToken", token);
+    const now = this.clock();
+    const mark = { set: { renameToken: token, changedAt: N(now) } };
+    const unmark = { remove: ["renameToken"] };
+
+    // 1. Claim the id index.
+    const index = tableIdKey(tableId);
+    const claimed = await this.items.update(
+      index,
+      mark,
+      and(
+        eq("catalog", S(catalog)),
+        eq("schema", S(schema)),
+        eq("name", S(from)),
+        or(attributeNotExists("renameToken"), le("changedAt", N(now - this.staleAfterMs))),
+      ),
+    );
+    if (!claimed) {
+      const current = await this.items.get(index);
+      if (current?.name?.S !== from) throw tableNotFound(catalog, schema, from);
+      throw tableBeingRenamed(catalog, schema, from);
+    }
+    const release = () => this.items.update(index, unmark, ours);
+
+    // 2. Mark the source.
+    const source = tableKey(catalog, schema, from);
+    const sourceMarked = await this.items.update(
+      source,
+      mark,
+      and(eq("tableId", S(tableId)), eq("state", S("ACTIVE"))),
+    );
+    const sourceItem = sourceMarked ? await this.items.get(source) : undefined;
+    if (sourceItem === undefined) {
+      await release();
+      throw tableNotFound(catalog, schema, from);
+    }
+    const giveUp = async (error: SiltError): Promise<never> => {
+      await this.items.update(source, unmark, ours);
+      await release();
+      throw error;
+    };
+
+    // 3. Put the target, still invisible.
+    let target: Item | undefined;
+    for (let attempt = 0; target === undefined; attempt++) {
+      const prior = await this.get(tablePk(catalog, schema), to);
+      if (prior !== undefined && !(await this.isAbandonedTable(prior))) {
+        return giveUp(tableAlreadyExists(catalog, schema, to));
+      }
+      const candidate: Item = { ...sourceItem, sk: S(to), name: S(to) };
+      const written =
+        prior === undefined
+          ? await this.putIfAbsent(candidate)
+          : await this.putReplacing(candidate, prior);
+      if (written) {
+        target = candidate;
+        if (prior !== undefined) await this.releaseIdIndex(prior);
+      } else if (attempt >= 2) {
+        return giveUp(tableAlreadyExists(catalog, schema, to));
+      }
+    }
+    if (!(await this.parentsStillThere([catalogItem, schemaItem]))) {
+      await this.items.delete(keyOf(target), ours);
+      return giveUp(schemaNotFound(catalog, schema));
+    }
+
+    // 4. Switch the index: from here on the table answers to its new name.
+    const switched = await this.items.update(
+      index,
+      { set: { name: S(to), changedAt: N(this.clock()) }, remove: ["renameToken"] },
+      ours,
+    );
+    if (!switched) {
+      // Someone settled this rename as abandoned (we stalled past the stale window).
+      await this.items.delete(keyOf(target), ours);
+      throw tableBeingRenamed(catalog, schema, from);
+    }
+
+    // 5-6. Tidy up; a failure here leaves leftovers that readers and creators already handle.
+    await this.items.delete(source, ours);
+    await this.items.update(keyOf(target), unmark, ours);
+    const { renameToken: _, ...renamed } = target;
+    return toTableEntry(renamed);
   }
 
   /** Removes a DROPPING table's entries once its files are gone. Idempotent. */
@@ -708,14 +847,47 @@ export class Catalog {
   }
 
   /**
-   * A stale intermediate state, or a staging entry: a Unity Catalog client that staged a table
-   * and failed its own checks never comes back to finalize it (seed 002's refused CREATE), so a
-   * staging entry holds its name only until someone else creates the table.
+   * A stale intermediate state, a staging entry, or the leftover of a crashed rename. A Unity
+   * Catalog client that staged a table and failed its own checks never comes back to finalize it
+   * (seed 002's refused CREATE), so a staging entry holds its name only until someone else
+   * creates the table.
    */
-  private isAbandonedTable(item: Item): boolean {
+  private async isAbandonedTable(item: Item): Promise<boolean> {
     const state = str(item, "state");
     if (state === "CREATING" && item.staging?.BOOL === true) return true;
-    return state !== "ACTIVE" && this.isStale(item);
+    if (state !== "ACTIVE") return this.isStale(item);
+    return item.renameToken !== undefined && this.isStale(item) && !(await this.indexNames(item));
+  }
+
+  /** ACTIVE, and if a rename has touched it, the name its id index gives. */
+  private async tableVisible(item: Item): Promise<boolean> {
+    if (str(item, "state") !== "ACTIVE") return false;
+    return item.renameToken === undefined || this.indexNames(item);
+  }
+
+  private async indexNames(item: Item): Promise<boolean> {
+    const index = await this.items.get(tableIdKey(str(item, "tableId")));
+    return (
+      index !== undefined &&
+      index.catalog?.S === str(item, "catalog") &&
+      index.schema?.S === str(item, "schema") &&
+      index.name?.S === str(item, "name")
+    );
+  }
+
+  /**
+   * Settles a rename whose token went stale on `item`: the token comes off the id index first,
+   * so the stalled renamer can no longer switch it; then the item keeps its name if the index
+   * gives it, and is removed as a leftover if not.
+   */
+  private async settleRename(item: Item): Promise<void> {
+    const ours = eq("renameToken", attr(item, "renameToken"));
+    await this.items.update(tableIdKey(str(item, "tableId")), { remove: ["renameToken"] }, ours);
+    if (await this.indexNames(item)) {
+      await this.items.update(keyOf(item), { remove: ["renameToken"] }, ours);
+    } else {
+      await this.items.delete(keyOf(item), ours);
+    }
   }
 
   private async requireCatalog(catalog: string): Promise<Item> {
@@ -775,17 +947,20 @@ export class Catalog {
       if (token === undefined) return undefined;
     }
     const tables = await this.queryAll(tablePk(catalog, schema));
-    // Abandoned creates and drops are garbage, not contents.
-    const live = tables.filter((t) => !this.isAbandonedTable(t));
+    // Abandoned creates, drops and renames are garbage, not contents.
+    const abandoned = await Promise.all(tables.map((t) => this.isAbandonedTable(t)));
+    const live = tables.filter((_, i) => !abandoned[i]);
     if (live.length > 0 && !cascade && token !== undefined) {
       await this.revertDropping(item, token);
       throw schemaNotEmpty(catalog, schema);
     }
-    const removed: TableEntry[] = [];
+    const removed = new Map<string, TableEntry>();
     for (const table of tables) {
-      await this.deleteIdIndex(str(table, "tableId"));
+      const tableId = str(table, "tableId");
+      await this.deleteIdIndex(tableId);
+      // Both items of an interrupted rename name one table: report it once.
       if (await this.deleteIfAttr(table, "tableId", table.tableId)) {
-        removed.push(toTableEntry(table));
+        removed.set(tableId, toTableEntry(table));
       }
     }
     if (token === undefined) {
@@ -793,7 +968,7 @@ export class Catalog {
     } else if (!(await this.deleteIfToken(item, token))) {
       throw schemaNotEmpty(catalog, schema);
     }
-    return removed;
+    return [...removed.values()];
   }
 
   /** Marks a parent DROPPING under a fresh token; undefined if someone else changed it first. */
@@ -840,7 +1015,12 @@ export class Catalog {
   }
 
   private async deleteIdIndex(tableId: string): Promise<void> {
-    await this.items.delete({ pk: S(tableIdPk(tableId)), sk: S(TABLEID_SK) });
+    await this.items.delete(tableIdKey(tableId));
+  }
+
+  /** Deletes the id index of a table item taken over, unless it now names another item. */
+  private async releaseIdIndex(prior: Item): Promise<void> {
+    await this.items.delete(tableIdKey(str(prior, "tableId")), namesItem(prior));
   }
 
   private async putIfAbsent(item: Item): Promise<boolean> {

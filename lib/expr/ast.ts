@@ -223,6 +223,8 @@ export type Statement =
   | { kind: "describeDetail"; table: Name; pos: Pos }
   | { kind: "describeTable"; table: Name; extended: boolean; pos: Pos }
   | { kind: "dropTable"; table: Name; ifExists: boolean; pos: Pos }
+  /** ALTER TABLE t RENAME TO u. */
+  | { kind: "renameTable"; table: Name; newName: Name; pos: Pos }
   | { kind: "dropSchema"; name: Name; ifExists: boolean; cascade: boolean; pos: Pos }
   | { kind: "dropCatalog"; name: string; ifExists: boolean; cascade: boolean; pos: Pos }
   | {

@@ -21,6 +21,7 @@ import {
   listTables,
 } from "../ops/namespaces.ts";
 import { openTable } from "../ops/open-table.ts";
+import { renameTable } from "../ops/rename-table.ts";
 import type { ResultSet } from "../ops/result-set.ts";
 import type { SqlSession } from "./session.ts";
 
@@ -42,6 +43,7 @@ type Ddl = Extract<
       | "describeDetail"
       | "describeTable"
       | "dropTable"
+      | "renameTable"
       | "dropSchema"
       | "dropCatalog";
   }
@@ -77,6 +79,9 @@ export async function executeDdl(
       const res = await dropTable(ctx, st.table, { ifExists: st.ifExists, defaults });
       return { ...EMPTY, dropped: res.dropped };
     }
+    case "renameTable":
+      await renameTable(ctx, st.table, st.newName, { defaults });
+      return { ...EMPTY };
     case "dropSchema": {
       const [catalog, schema] = schemaParts(st.name, session);
       const res = await dropSchema(ctx, catalog, schema, {

@@ -56,6 +56,7 @@ export async function executeStatement(
     case "describeDetail":
     case "describeTable":
     case "dropTable":
+    case "renameTable":
     case "dropSchema":
     case "dropCatalog":
       return executeDdl(ctx, st, session);

@@ -280,7 +280,7 @@ class StatementParser extends QueryParser {
   /**
    * ALTER TABLE t SET TBLPROPERTIES (…) | UNSET TBLPROPERTIES [IF EXISTS] (…)
    * | ADD COLUMN[S] [(]spec, …[)] | RENAME COLUMN a.b TO c | DROP COLUMN[S] [IF EXISTS] [(]a, …[)]
-   * | {ALTER | CHANGE} [COLUMN] a.b {COMMENT '…' | DROP NOT NULL}.
+   * | {ALTER | CHANGE} [COLUMN] a.b {COMMENT '…' | DROP NOT NULL} | RENAME TO u.
    */
   private alter(pos: Pos): Statement {
     this.p++;
@@ -298,6 +298,10 @@ class StatementParser extends QueryParser {
         kind: "addColumns",
         columns: this.parenthesizedList(() => this.newColumn()),
       });
+    }
+    if (this.atKw("RENAME") && this.isKw(this.peek(1), "TO")) {
+      this.p += 2;
+      return { kind: "renameTable", table, newName: this.multipartName(), pos };
     }
     if (this.atKw("RENAME") && this.isKw(this.peek(1), "COLUMN")) {
       this.p += 2;

@@ -16,6 +16,7 @@ import { acceptExternalCommit, unpublishedCommits } from "../../ops/external-com
 import { finalizeTable } from "../../ops/finalize-table.ts";
 import { describeCatalog } from "../../ops/namespaces.ts";
 import { displayName, openTable, readSnapshot } from "../../ops/open-table.ts";
+import { renameTable } from "../../ops/rename-table.ts";
 import { stageTable } from "../../ops/stage-table.ts";
 import type { Env } from "../http.ts";
 import { asObject, type Json, requiredString } from "../request.ts";
@@ -40,6 +41,7 @@ const ENDPOINTS = [
   "POST /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}",
   "DELETE /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}",
   "HEAD /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}",
+  "POST /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}/rename",
   "GET /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}/credentials",
   "POST /v1/catalogs/{catalog}/schemas/{schema}/tables/{table}/metrics",
   "GET /v1/staging-tables/{table_id}/credentials",
@@ -155,8 +157,12 @@ export function registerDeltaApiRoutes(app: Hono<Env>): void {
     }
     return c.body(null, 204);
   });
-  app.post(`${TABLE}/rename`, () => {
-    throw unimplemented("Silt cannot rename tables yet.");
+  app.post(`${TABLE}/rename`, async (c) => {
+    const body = await knownBody(c, ["new-name"]);
+    // One name part: the API renames within the table's schema only.
+    const { catalog, schema, table } = nameOf(c);
+    await renameTable(ctxOf(c), [catalog, schema, table], [requiredString(body, "new-name")]);
+    return c.body(null, 204);
   });
   app.get(`${P}/temporary-path-credentials`, () => {
     throw noExternalLocations();
