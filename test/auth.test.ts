@@ -466,6 +466,17 @@ describe("creating, listing and dropping", () => {
       ctx.catalog.getTable("carols", "s", "t").then((t) => t.tableId),
     ]);
     for (const id of ids) expect((await ctx.grants.grantsOn(id)).get(BOB)?.size).toBe(1);
+    // Changing a comment or properties is for owners too, through Unity Catalog's PATCH.
+    const UC = "/api/2.1/unity-catalog";
+    const patch = await call(BOB, "PATCH", `${UC}/schemas/carols.s`, { comment: "bob's" });
+    expect([patch.status, patch.body.message]).toEqual([
+      403,
+      expect.stringContaining("is not an owner of Schema 'carols.s'"),
+    ]);
+    expect((await ctx.catalog.getSchema("carols", "s")).comment).toBeUndefined();
+    expect((await call(CAROL, "PATCH", `${UC}/catalogs/carols`, { comment: "c" })).status).toBe(
+      200,
+    );
     expect((await sql(BOB, "DROP SCHEMA carols.s CASCADE")).body.message).toContain(
       "is not an owner of Schema 'carols.s'",
     );

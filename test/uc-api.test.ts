@@ -934,6 +934,46 @@ describe("unknown fields", () => {
   });
 });
 
+describe("changing catalogs and schemas", () => {
+  it("sets comments and replaces properties; refuses bad input and new names, changing nothing", async () => {
+    await silt.call("POST", `${UC}/catalogs`, { name: "patched", properties: { a: "1" } });
+    await silt.call("POST", `${UC}/schemas`, { name: "ps", catalog_name: "patched" });
+    const catalog = async () => (await silt.call("GET", `${UC}/catalogs/patched`)).body;
+    const before = await catalog();
+    for (const [body, status] of [
+      [{ comments: "typo" }, 400],
+      [{ comment: 7 }, 400],
+      [{ properties: ["a"] }, 400],
+      [{ properties: { a: { b: "c" } } }, 400],
+      [{ new_name: "elsewhere" }, 501],
+    ] as const) {
+      const res = await silt.call("PATCH", `${UC}/catalogs/patched`, body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+    }
+    expect(await catalog()).toEqual(before);
+    expect((await silt.call("PATCH", `${UC}/catalogs/nope`, { comment: "x" })).status).toBe(404);
+
+    const changed = await silt.call("PATCH", `${UC}/catalogs/patched`, {
+      comment: "now with a comment",
+      properties: { b: "2" },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ comment: "now with a comment", properties: { b: "2" } });
+    // An empty or absent properties map leaves them as they are, as Unity Catalog does.
+    const kept = await silt.call("PATCH", `${UC}/catalogs/patched`, { properties: {} });
+    expect(kept.body).toMatchObject({ comment: "now with a comment", properties: { b: "2" } });
+    expect(await catalog()).toEqual(kept.body);
+
+    const schema = await silt.call("PATCH", `${UC}/schemas/patched.ps`, { comment: "s" });
+    expect(schema.body).toMatchObject({ full_name: "patched.ps", comment: "s", properties: {} });
+    expect((await silt.call("PATCH", `${UC}/schemas/patched.nope`, { comment: "x" })).status).toBe(
+      404,
+    );
+    expect((await silt.call("PATCH", `${UC}/schemas/patched`, { comment: "x" })).status).toBe(400);
+    expect((await silt.call("GET", `${UC}/schemas/patched.ps`)).body.comment).toBe("s");
+  });
+});
+
 describe("the rest of the Delta API", () => {
   it("renames a table within its schema: same id, rows and history, the old name gone", async () => {
     await silt.call("POST", "/api/v1/tables", {

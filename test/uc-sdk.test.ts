@@ -1,6 +1,6 @@
 /**
  * The `unitycatalog-client` 0.7.0 Python SDK (UC's generated async client of the legacy API)
- * against Silt's UC API: catalogs and schemas created, read, listed and deleted; a table made
+ * against Silt's UC API: catalogs and schemas created, read, listed, changed and deleted; a table made
  * through Silt's own /api/v1 listed and read; temporary credentials for it; and the 404s for
  * what is not there.
  */
@@ -64,6 +64,32 @@ describe("the UC Python SDK", () => {
     });
     expect(s.get_schema).toMatchObject({ full_name: "sdk_cat.sdk_schema" });
     expect((s.list_schemas.schemas as Json[]).map((x) => x.name)).toContain("sdk_schema");
+  });
+
+  it("changes a catalog's and a schema's comment and properties, and refuses a new name", () => {
+    expect(s.update_catalog).toMatchObject({
+      name: "sdk_cat",
+      comment: "changed by the SDK",
+      properties: { team: "core", tier: "gold" },
+    });
+    expect(Number(s.update_catalog.updated_at)).toBeGreaterThanOrEqual(
+      Number(s.create_catalog.created_at),
+    );
+    // Properties left out of a change stay as they were.
+    expect(s.update_schema).toMatchObject({ comment: "schema changed" });
+    expect(s.get_updated_schema).toMatchObject({
+      full_name: "sdk_cat.sdk_schema",
+      comment: "schema changed",
+    });
+    expect(s.rename_catalog).toMatchObject({ refused: true, status: 501 });
+    expect(JSON.parse(String(s.rename_catalog.body))).toMatchObject({
+      error_code: "UNIMPLEMENTED",
+    });
+    expect(s.get_updated_catalog).toMatchObject({
+      name: "sdk_cat",
+      comment: "changed by the SDK",
+      properties: { team: "core", tier: "gold" },
+    });
   });
 
   it("lists and reads the table with its columns, id and location", () => {

@@ -128,11 +128,18 @@ export async function authorizeCreateSchema(ctx: SiltContext, catalog: string): 
   requirePrivileges(ctx.principal, path, "USE CATALOG", "CREATE SCHEMA");
 }
 
-/** DROP SCHEMA / DROP CATALOG: owners of the object or of its catalog. */
-export async function authorizeDrop(ctx: SiltContext, name: SecurableName): Promise<void> {
+/**
+ * Dropping a schema or catalog, or changing its comment or properties: owners of the object or of
+ * its catalog. `action` completes "Only its owner … can ".
+ */
+export async function authorizeOwner(
+  ctx: SiltContext,
+  name: SecurableName,
+  action: "drop it" | "change it",
+): Promise<void> {
   if (!enforced(ctx)) return;
   const { path } = await reach(ctx, name);
-  requireOwnership(ctx.principal, path, "drop it");
+  requireOwnership(ctx.principal, path, action);
 }
 
 /**

@@ -95,6 +95,8 @@ export interface CatalogEntry {
   /** Free-form properties, as Unity Catalog keeps them (Spark's CREATE SCHEMA sets `owner`). */
   properties?: Record<string, string>;
   createdAt: number;
+  /** Time of the last change of comment or properties, if there was one. */
+  updatedAt?: number;
 }
 
 export interface SchemaEntry {
@@ -105,6 +107,7 @@ export interface SchemaEntry {
   comment?: string;
   properties?: Record<string, string>;
   createdAt: number;
+  updatedAt?: number;
 }
 
 export interface TableEntry {
@@ -142,6 +145,13 @@ export interface CreateOptions {
   comment?: string;
   properties?: Record<string, string>;
   ifNotExists?: boolean;
+}
+
+/** A change of a catalog's or schema's comment and properties; what is unsaid stays. */
+export interface NamespaceChanges {
+  comment?: string;
+  /** Replaces the properties as a whole. */
+  properties?: Record<string, string>;
 }
 
 export interface DropOptions {
@@ -292,6 +302,7 @@ function toCatalogEntry(item: Item): CatalogEntry {
   };
   if (item.comment?.S !== undefined) entry.comment = item.comment.S;
   if (item.properties?.S !== undefined) entry.properties = JSON.parse(item.properties.S);
+  if (item.updatedAt?.N !== undefined) entry.updatedAt = Number(item.updatedAt.N);
   return entry;
 }
 
@@ -305,6 +316,7 @@ function toSchemaEntry(item: Item): SchemaEntry {
   };
   if (item.comment?.S !== undefined) entry.comment = item.comment.S;
   if (item.properties?.S !== undefined) entry.properties = JSON.parse(item.properties.S);
+  if (item.updatedAt?.N !== undefined) entry.updatedAt = Number(item.updatedAt.N);
   return entry;
 }
 
@@ -381,6 +393,12 @@ export class Catalog {
 
   async getCatalog(name: string): Promise<CatalogEntry> {
     return toCatalogEntry(await this.requireCatalog(normalizeName(name, "catalog")));
+  }
+
+  async updateCatalog(name: string, changes: NamespaceChanges): Promise<CatalogEntry> {
+    const catalog = normalizeName(name, "catalog");
+    const item = await this.requireCatalog(catalog);
+    return toCatalogEntry(await this.updateParent(item, changes, () => catalogNotFound(catalog)));
   }
 
   async listCatalogs(): Promise<CatalogEntry[]> {
@@ -469,6 +487,20 @@ export class Catalog {
     const schema = normalizeName(schemaName, "schema");
     const { schemaItem } = await this.requireSchema(catalog, schema);
     return toSchemaEntry(schemaItem);
+  }
+
+  async updateSchema(
+    catalogName: string,
+    schemaName: string,
+    changes: NamespaceChanges,
+  ): Promise<SchemaEntry> {
+    const catalog = normalizeName(catalogName, "catalog");
+    const schema = normalizeName(schemaName, "schema");
+    const { schemaItem } = await this.requireSchema(catalog, schema);
+    const updated = await this.updateParent(schemaItem, changes, () =>
+      schemaNotFound(catalog, schema),
+    );
+    return toSchemaEntry(updated);
   }
 
   async listSchemas(catalogName: string): Promise<SchemaEntry[]> {
@@ -969,6 +1001,35 @@ export class Catalog {
       throw schemaNotEmpty(catalog, schema);
     }
     return [...removed.values()];
+  }
+
+  /**
+   * Writes a comment and/or properties onto the catalog or schema item read as `item`, on the
+   * condition that it is still that object in that state (not dropped or marked meanwhile).
+   */
+  private async updateParent(
+    item: Item,
+    changes: NamespaceChanges,
+    missing: () => SiltError,
+  ): Promise<Item> {
+    const set: Item = { updatedAt: N(this.clock()) };
+    const remove: string[] = [];
+    if (changes.comment !== undefined) set.comment = S(changes.comment);
+    if (changes.properties !== undefined) {
+      if (Object.keys(changes.properties).length > 0) {
+        set.properties = S(JSON.stringify(changes.properties));
+      } else {
+        remove.push("properties");
+      }
+    }
+    const updated = await this.items.update(
+      keyOf(item),
+      { set, remove },
+      and(eq("id", attr(item, "id")), eq("state", attr(item, "state"))),
+    );
+    if (!updated) throw missing();
+    const { properties: _, ...rest } = item;
+    return { ...(remove.length > 0 ? rest : item), ...set };
   }
 
   /** Marks a parent DROPPING under a fresh token; undefined if someone else changed it first. */

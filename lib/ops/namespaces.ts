@@ -1,20 +1,25 @@
 /**
- * Catalogs and schemas: create, list, drop. Dropping with CASCADE removes the tables inside, and
+ * Catalogs and schemas: create, list, change, drop. Dropping with CASCADE removes the tables inside, and
  * their files, as dropping each table would; a dropped object's grants go with it.
  *
  * Privileges (lib/auth/authorize.ts): any caller may create a catalog (Unity Catalog asks for
  * CREATE CATALOG on the metastore, which Silt does not model) and owns what it creates; creating a
- * schema takes USE CATALOG and CREATE SCHEMA; dropping takes ownership of the object or of its
- * catalog; lists show only what the caller owns or holds a privilege on.
+ * schema takes USE CATALOG and CREATE SCHEMA; dropping, or changing a comment or properties,
+ * takes ownership of the object or of its catalog; lists show only what the caller owns or holds a privilege on.
  */
 import {
   authorizeCreateSchema,
-  authorizeDrop,
+  authorizeOwner,
   visibleCatalogs,
   visibleSchemas,
   visibleTables,
 } from "../auth/authorize.ts";
-import type { CatalogEntry, SchemaEntry, TableEntry } from "../catalog/catalog-store.ts";
+import type {
+  CatalogEntry,
+  NamespaceChanges,
+  SchemaEntry,
+  TableEntry,
+} from "../catalog/catalog-store.ts";
 import type { SiltContext } from "../context.ts";
 import { SiltError } from "../errors.ts";
 import { deletePrefix } from "./drop-table.ts";
@@ -38,6 +43,27 @@ export async function createSchema(
 ) {
   await authorizeCreateSchema(ctx, catalog);
   return ctx.catalog.createSchema(catalog, name, { owner: ctx.principal, ...opts });
+}
+
+/** Sets a catalog's comment and/or replaces its properties. */
+export async function alterCatalog(
+  ctx: SiltContext,
+  name: string,
+  changes: NamespaceChanges,
+): Promise<CatalogEntry> {
+  await authorizeOwner(ctx, { catalog: name }, "change it");
+  return ctx.catalog.updateCatalog(name, changes);
+}
+
+/** Sets a schema's comment and/or replaces its properties. */
+export async function alterSchema(
+  ctx: SiltContext,
+  catalog: string,
+  name: string,
+  changes: NamespaceChanges,
+): Promise<SchemaEntry> {
+  await authorizeOwner(ctx, { catalog, schema: name }, "change it");
+  return ctx.catalog.updateSchema(catalog, name, changes);
 }
 
 /** The catalogs the caller may see (it owns them or holds a privilege on them). */
@@ -195,7 +221,7 @@ async function mayDrop(
   missing: "CATALOG_NOT_FOUND" | "SCHEMA_NOT_FOUND",
 ): Promise<boolean> {
   try {
-    await authorizeDrop(ctx, name);
+    await authorizeOwner(ctx, name, "drop it");
     return true;
   } catch (err) {
     if (ifExists && err instanceof SiltError && err.errorClass === missing) return false;

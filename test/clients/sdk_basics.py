@@ -1,5 +1,5 @@
 """The `unitycatalog-client` 0.7.0 Python SDK (async, generated from UC's all.yaml) against a UC
-server at --uri: catalogs and schemas created, read, listed and deleted; an existing table listed
+server at --uri: catalogs and schemas created, read, listed, changed and deleted; an existing table listed
 and read; temporary credentials for it; and the 404s a client gets for what is not there.
 
 Note: the SDK maps only HTTP 200 to a result; a create answered 201 comes back as None.
@@ -51,6 +51,8 @@ async def run(uri, table):
         TablesApi,
         TableOperation,
         TemporaryCredentialsApi,
+        UpdateCatalog,
+        UpdateSchema,
     )
 
     config = Configuration(host=f"{uri}/api/2.1/unity-catalog")
@@ -71,6 +73,14 @@ async def run(uri, table):
             CreateSchema(name=SCHEMA, catalog_name=CATALOG, comment="schema by the SDK")))
         step("get_schema", lambda: schemas.get_schema(f"{CATALOG}.{SCHEMA}"))
         step("list_schemas", lambda: schemas.list_schemas(catalog_name=CATALOG))
+        step("update_catalog", lambda: catalogs.update_catalog(
+            CATALOG, UpdateCatalog(comment="changed by the SDK", properties={"team": "core", "tier": "gold"})))
+        step("update_schema", lambda: schemas.update_schema(
+            f"{CATALOG}.{SCHEMA}", UpdateSchema(comment="schema changed")))
+        step("get_updated_schema", lambda: schemas.get_schema(f"{CATALOG}.{SCHEMA}"))
+        step("rename_catalog", lambda: expect_error(
+            catalogs.update_catalog(CATALOG, UpdateCatalog(new_name="sdk_cat_renamed"))))
+        step("get_updated_catalog", lambda: catalogs.get_catalog(CATALOG))
         step("list_tables", lambda: tables.list_tables(catalog_name=catalog_name, schema_name=schema_name))
         step("get_table", lambda: tables.get_table(table))
         results = {}

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import type { Context, Hono } from "hono";
 import { authorizeTable } from "../../auth/authorize.ts";
 import { stagingTableCredentials, temporaryTableCredentials } from "../../auth/credentials.ts";
+import type { NamespaceChanges } from "../../catalog/catalog-store.ts";
 import { parseQualifiedName, type QualifiedName } from "../../catalog/names.ts";
 import { keyOfLocationUri, type SiltContext } from "../../context.ts";
 import { badRequest } from "../../errors.ts";
@@ -16,6 +17,8 @@ import { dropTable } from "../../ops/drop-table.ts";
 import { acceptExternalCommit, unpublishedCommits } from "../../ops/external-commit.ts";
 import { finalizeTable } from "../../ops/finalize-table.ts";
 import {
+  alterCatalog,
+  alterSchema,
   catalogsOf,
   createCatalog,
   createSchema,
@@ -81,8 +84,10 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
   app.get(`${P}/catalogs/:name`, async (c) =>
     c.json(catalogInfo(ctxOf(c), await describeCatalog(ctxOf(c), c.req.param("name")))),
   );
-  app.patch(`${P}/catalogs/:name`, () => {
-    throw unimplemented("Silt cannot rename a catalog or change its comment or properties yet.");
+  app.patch(`${P}/catalogs/:name`, async (c) => {
+    const name = c.req.param("name");
+    const changes = await namespaceChanges(c, name, "catalog");
+    return c.json(catalogInfo(ctxOf(c), await alterCatalog(ctxOf(c), name, changes)));
   });
   app.delete(`${P}/catalogs/:name`, async (c) => {
     await dropCatalog(ctxOf(c), c.req.param("name"), { cascade: force(c) });
@@ -125,8 +130,10 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
     const [catalog, schema] = schemaParts(c.req.param("full_name"));
     return c.json(schemaInfo(await describeSchema(ctxOf(c), catalog, schema)));
   });
-  app.patch(`${P}/schemas/:full_name`, () => {
-    throw unimplemented("Silt cannot rename a schema or change its comment or properties yet.");
+  app.patch(`${P}/schemas/:full_name`, async (c) => {
+    const [catalog, schema] = schemaParts(c.req.param("full_name"));
+    const changes = await namespaceChanges(c, schema, "schema");
+    return c.json(schemaInfo(await alterSchema(ctxOf(c), catalog, schema, changes)));
   });
   app.delete(`${P}/schemas/:full_name`, async (c) => {
     const [catalog, schema] = schemaParts(c.req.param("full_name"));
@@ -391,6 +398,32 @@ async function commitTarget(ctx: SiltContext, body: Json, access: "read" | "writ
     { catalog: entry.catalog, schema: entry.schema, table: entry.name },
     access,
   );
+}
+
+/**
+ * A PATCH of a catalog or schema, as Unity Catalog reads it: a comment replaces the comment, a
+ * non-empty properties map replaces the properties, and what is absent stays. A new name is
+ * refused: Silt keys every schema and table by the names above it.
+ */
+async function namespaceChanges(
+  c: Context<Env>,
+  current: string,
+  kind: "catalog" | "schema",
+): Promise<NamespaceChanges> {
+  const body = await knownBody(c, ["comment", "properties", "new_name"]);
+  const newName = optionalString(body, "new_name");
+  if (newName !== undefined) {
+    throw unimplemented(
+      `Silt cannot rename a ${kind} (${current} to ${newName}) yet: its tables are kept under ` +
+        `its name. Change the comment or properties, or create a new ${kind}.`,
+    );
+  }
+  const properties = optionalStringMap(body, "properties");
+  return {
+    comment: optionalString(body, "comment"),
+    properties:
+      properties !== undefined && Object.keys(properties).length > 0 ? properties : undefined,
+  };
 }
 
 function force(c: Context<Env>): boolean {

@@ -27,7 +27,7 @@ export function catalogInfo(ctx: SiltContext, c: CatalogEntry) {
     properties: c.properties ?? {},
     owner: c.owner,
     created_at: c.createdAt,
-    updated_at: c.createdAt,
+    updated_at: c.updatedAt ?? c.createdAt,
     id: c.id,
     storage_root: locationUri(ctx, "tables"),
   };
@@ -42,7 +42,7 @@ export function schemaInfo(s: SchemaEntry) {
     properties: s.properties ?? {},
     owner: s.owner,
     created_at: s.createdAt,
-    updated_at: s.createdAt,
+    updated_at: s.updatedAt ?? s.createdAt,
     schema_id: s.id,
   };
 }
