@@ -168,6 +168,13 @@ describe("a scheduled run", () => {
       "maint.s.quiet",
     ]);
     expect(result.notReached).toBe(0);
+    // Every table reached with time left: the storage sweep ran, and found nothing abandoned.
+    expect(result.sweep).toMatchObject({
+      prefixes: 3,
+      entriesReleased: 0,
+      prefixesDeleted: 0,
+      complete: true,
+    });
 
     // busy: checkpoint, OPTIMIZE of the four small files, VACUUM of the files it replaced.
     expect(outcome["maint.s.busy"]).toMatchObject({
@@ -273,6 +280,7 @@ describe("a scheduled run", () => {
       lambdaContext("maint-3", () => MINUTE),
     );
     expect(idle).toMatchObject({ tables: [], notReached: 3 });
+    expect(idle.sweep).toBeUndefined();
     expect(await cursor()).toBe(start);
 
     // Time for one table to start, not for its steps: it is where the next run starts.

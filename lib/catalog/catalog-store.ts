@@ -85,6 +85,9 @@ import { formatQualifiedName, normalizeName } from "./names.ts";
 
 export const DEFAULT_STALE_AFTER_MS = 30 * 60 * 1000;
 
+/** Where every table's files live: `tables/<tableId>/`. */
+export const TABLES_PREFIX = "tables/";
+
 export type TableState = "CREATING" | "ACTIVE" | "DROPPING";
 
 export interface CatalogEntry {
@@ -565,7 +568,7 @@ export class Catalog {
         schema: S(schema),
         name: S(table),
         tableId: S(tableId),
-        location: S(`tables/${tableId}/`),
+        location: S(`${TABLES_PREFIX}${tableId}/`),
         owner: S(options.owner),
         createdAt: N(now),
         state: S("CREATING"),
@@ -713,6 +716,19 @@ export class Catalog {
     );
     if (item === undefined || str(item, "tableId") !== tableId) return undefined;
     return toTableEntry(item);
+  }
+
+  /**
+   * Whether an entry in an intermediate state (CREATING, including staging entries, or DROPPING)
+   * has not changed for the stale window: its writer is presumed dead (see "Recovery").
+   */
+  isAbandoned(entry: TableEntry): boolean {
+    return entry.state !== "ACTIVE" && entry.updatedAt + this.staleAfterMs <= this.clock();
+  }
+
+  /** How long an intermediate state may last before it counts as abandoned. */
+  get staleWindowMs(): number {
+    return this.staleAfterMs;
   }
 
   /** ACTIVE tables of a schema, in name order. */

@@ -15,7 +15,9 @@
  * 4. No new table starts with less than `minTableMs` left, and no new step with less than
  *    `minStepMs`: the table cut short and the ones not reached are the next run's first.
  *    The cursor is written after every table, so even a run killed by the timeout resumes.
- * 5. A summary line, which is also the TablesMaintained / MaintenanceFailures metric record.
+ * 5. With every table reached and `minStepMs` left, the storage sweep (ops/sweep-orphans.ts):
+ *    staging entries never finalized and files no table owns, past the catalog's stale window.
+ * 6. A summary line, which is also the TablesMaintained / MaintenanceFailures metric record.
  *
  * The function acts as the service principal (SILT_PRINCIPAL), not as a caller.
  */
@@ -27,6 +29,7 @@ import { emitMetrics } from "../metrics.ts";
 import { type MaintenanceStep, planMaintenance, roundRobin } from "../ops/maintenance-plan.ts";
 import { type OpenTable, openTable } from "../ops/open-table.ts";
 import { optimizeTable } from "../ops/optimize.ts";
+import { type SweepResult, sweepOrphans } from "../ops/sweep-orphans.ts";
 import { vacuumTable } from "../ops/vacuum.ts";
 import { ObjectNotFoundError } from "../storage/object-store.ts";
 import { type LambdaContextLike, withInvocation } from "./invocation.ts";
@@ -73,9 +76,12 @@ export interface MaintenanceRunResult {
   notReached: number;
   /** Where the next run starts. */
   cursor: string | undefined;
+  /** The storage sweep, when the run had time for it. */
+  sweep?: SweepResult;
 }
 
 const MINUTE = 60_000;
+const minStepMsOf = (opts: MaintenanceRunOptions): number => opts.minStepMs ?? 2 * MINUTE;
 
 export async function runMaintenance(
   ctx: SiltContext,
@@ -96,9 +102,22 @@ export async function runMaintenance(
     await writeCursor(ctx, cursor);
     if (!outcome.finished) break;
   }
+  const notReached = order.length - outcomes.length;
+  const allFinished = notReached === 0 && outcomes.every((o) => o.finished);
   // Step 5.
+  const minStepMs = minStepMsOf(opts);
+  const sweep =
+    allFinished && opts.remainingMs() >= minStepMs
+      ? await sweepOrphans(ctx, { remainingMs: opts.remainingMs, minMs: minStepMs })
+      : undefined;
+  // Step 6.
   const failures = outcomes.flatMap((o) => o.steps.filter((s) => !s.ok));
-  const result = { tables: outcomes, notReached: order.length - outcomes.length, cursor };
+  const result: MaintenanceRunResult = {
+    tables: outcomes,
+    notReached,
+    cursor,
+    ...(sweep === undefined ? {} : { sweep }),
+  };
   emitMetrics(
     "maintenance run done",
     "MAINTENANCE",
@@ -106,7 +125,18 @@ export async function runMaintenance(
       TablesMaintained: outcomes.filter((o) => o.finished).length,
       MaintenanceFailures: failures.length,
     },
-    { tablesInCatalog: order.length, notReached: result.notReached, cursor },
+    {
+      tablesInCatalog: order.length,
+      notReached,
+      cursor,
+      ...(sweep === undefined
+        ? {}
+        : {
+            sweptPrefixes: sweep.prefixesDeleted,
+            sweptObjects: sweep.objectsDeleted,
+            releasedEntries: sweep.entriesReleased,
+          }),
+    },
   );
   return result;
 }
@@ -116,7 +146,7 @@ async function maintainTable(
   table: string,
   opts: MaintenanceRunOptions,
 ): Promise<TableOutcome> {
-  const minStepMs = opts.minStepMs ?? 2 * MINUTE;
+  const minStepMs = minStepMsOf(opts);
   const optimizeReserveMs = opts.optimizeReserveMs ?? 3 * MINUTE;
   const steps: StepOutcome[] = [];
   const log = ctx.logger.child({ table, operation: "MAINTENANCE" });
