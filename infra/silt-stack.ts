@@ -741,8 +741,9 @@ export class SiltStack extends Stack {
         s3: { read: true, write: "table", delete: true },
         objects: [{ prefix: MAINTENANCE_STATE, actions: ["s3:GetObject", "s3:PutObject"] }],
         commits: ["Query", "PutItem", "UpdateItem"],
-        // Listing catalogs, schemas and tables is Query; opening a table is GetItem.
-        catalog: ["GetItem", "Query"],
+        // Listing catalogs, schemas and tables is Query; opening a table is GetItem; the storage
+        // sweep deletes abandoned entries, their id index and grants (DeleteItem).
+        catalog: ["GetItem", "Query", "DeleteItem"],
       },
       tablesPrefix,
       logRetention,

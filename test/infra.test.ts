@@ -839,7 +839,7 @@ describe("least-privilege IAM", () => {
         "bucket/tables/*": ["s3:DeleteObject", "s3:GetObject", "s3:PutObject"],
         "bucket/_maintenance/*": ["s3:GetObject", "s3:PutObject"],
         "table:commits": ["dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"],
-        "table:catalog": ["dynamodb:GetItem", "dynamodb:Query"],
+        "table:catalog": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:Query"],
       },
     });
   });
