@@ -45,7 +45,7 @@ describe("the session policies", () => {
     });
   });
 
-  it("lets the write role read, put and list one table's prefix, and delete nothing", () => {
+  it("lets the write role read, put and list one table's prefix, delete nothing, and overwrite no published log entry", () => {
     expect(readWriteSessionPolicy("aws-cn", "data", "pre/tables/7f0c")).toEqual({
       Version: "2012-10-17",
       Statement: [
@@ -61,6 +61,13 @@ describe("the session policies", () => {
           Action: "s3:ListBucket",
           Resource: "arn:aws-cn:s3:::data",
           Condition: { StringLike: { "s3:prefix": ["pre/tables/7f0c", "pre/tables/7f0c/*"] } },
+        },
+        {
+          Sid: "CreateOnlyPublishedLog",
+          Effect: "Deny",
+          Action: "s3:PutObject",
+          Resource: "arn:aws-cn:s3:::data/pre/tables/7f0c/_delta_log/0*",
+          Condition: { Null: { "s3:if-none-match": "true" } },
         },
       ],
     });
@@ -248,7 +255,8 @@ describe("POST /api/v1/temporary-table-credentials", () => {
     expect(request.get("RoleArn")).toBe(WRITE_ROLE_ARN);
     expect(request.get("RoleSessionName")).toBe("silt-arn-aws-iam--123456789012-user-bob");
     expect(request.get("DurationSeconds")).toBe("3600");
-    // Exactly this policy: put, read and list this table's prefix, delete nothing anywhere.
+    // Exactly this policy: put, read and list this table's prefix, delete nothing anywhere,
+    // create but never overwrite the published log.
     const dir = `${prefix}tables/${tableId}`;
     expect(JSON.parse(request.get("Policy") ?? "")).toEqual({
       Version: "2012-10-17",
@@ -265,6 +273,13 @@ describe("POST /api/v1/temporary-table-credentials", () => {
           Action: "s3:ListBucket",
           Resource: `arn:aws:s3:::${bucket}`,
           Condition: { StringLike: { "s3:prefix": [dir, `${dir}/*`] } },
+        },
+        {
+          Sid: "CreateOnlyPublishedLog",
+          Effect: "Deny",
+          Action: "s3:PutObject",
+          Resource: `arn:aws:s3:::${bucket}/${dir}/_delta_log/0*`,
+          Condition: { Null: { "s3:if-none-match": "true" } },
         },
       ],
     });

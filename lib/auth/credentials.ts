@@ -16,7 +16,8 @@
  *    external-commit.ts). Their credentials are the table-write role's (SILT_TABLE_WRITE_ROLE_ARN),
  *    narrowed the same way (GetObject, PutObject and AbortMultipartUpload below the prefix,
  *    ListBucket of it): no DeleteObject, so removing a table's files stays with Silt's
- *    functions. The bucket policy lets that role write under tables/ besides Silt's functions.
+ *    functions, and the published log only by create-if-absent puts, so no client rewrites a
+ *    version the arbiter ratified. The bucket policy lets that role write under tables/ besides Silt's functions.
  *    A deployment without the role answers 501 CREDENTIAL_VENDING_NOT_CONFIGURED, as READ does
  *    without the table-access role: the refusal is this deployment's configuration, not the
  *    caller's privileges or the table's.
@@ -191,26 +192,65 @@ export const TABLE_WRITE_ACTIONS = [
   "s3:PutObject",
 ] as const;
 
+/** An IAM policy document, as STS takes it for a session. */
+export interface SessionPolicy {
+  Version: "2012-10-17";
+  Statement: {
+    Sid: string;
+    Effect: "Allow" | "Deny";
+    Action: string | string[];
+    Resource: string;
+    Condition?: Record<string, Record<string, string | string[]>>;
+  }[];
+}
+
 /**
  * The session policy of a READ credential: what the table-access role may do, narrowed to one
  * table's key prefix. ListBucket is limited by `s3:prefix`, so a reader can list the table's log
  * but not the other tables' ids.
  */
-export function readSessionPolicy(partition: string, bucket: string, keyPrefix: string) {
+export function readSessionPolicy(
+  partition: string,
+  bucket: string,
+  keyPrefix: string,
+): SessionPolicy {
   return tableSessionPolicy(partition, bucket, keyPrefix, "ReadTableObjects", "s3:GetObject");
 }
 
 /**
  * The session policy of a READ_WRITE credential: what the table-write role may do, narrowed to
  * one table's key prefix as a READ credential is. PutObject covers single and multipart uploads
- * (CreateMultipartUpload, UploadPart, CompleteMultipartUpload) and the conditional puts of
- * staged and published commits; AbortMultipartUpload lets a client clean up an upload that
- * failed. Nothing deletes.
+ * (CreateMultipartUpload, UploadPart, CompleteMultipartUpload) of data files and staged commits;
+ * AbortMultipartUpload lets a client clean up an upload that failed. Nothing deletes.
+ *
+ * The published log (`_delta_log/<version>.…`: commits, checkpoints, checksums) may only be
+ * created, never overwritten: a put there must carry `If-None-Match: *`. That keeps the log what
+ * the arbiter ratified while clients still backfill cooperatively: DuckDB (delta-kernel) puts
+ * with If-None-Match; Spark checks for the file first and finds the copy Silt published right
+ * after ratifying.
  */
-export function readWriteSessionPolicy(partition: string, bucket: string, keyPrefix: string) {
-  return tableSessionPolicy(partition, bucket, keyPrefix, "ReadWriteTableObjects", [
+export function readWriteSessionPolicy(
+  partition: string,
+  bucket: string,
+  keyPrefix: string,
+): SessionPolicy {
+  const policy = tableSessionPolicy(partition, bucket, keyPrefix, "ReadWriteTableObjects", [
     ...TABLE_WRITE_ACTIONS,
   ]);
+  const dir = keyPrefix.replace(/\/+$/, "");
+  return {
+    ...policy,
+    Statement: [
+      ...policy.Statement,
+      {
+        Sid: "CreateOnlyPublishedLog",
+        Effect: "Deny",
+        Action: "s3:PutObject",
+        Resource: `arn:${partition}:s3:::${bucket}/${dir}/_delta_log/0*`,
+        Condition: { Null: { "s3:if-none-match": "true" } },
+      },
+    ],
+  };
 }
 
 function tableSessionPolicy(
@@ -219,7 +259,7 @@ function tableSessionPolicy(
   keyPrefix: string,
   sid: string,
   action: string | string[],
-) {
+): SessionPolicy {
   const dir = keyPrefix.replace(/\/+$/, "");
   return {
     Version: "2012-10-17",
@@ -276,7 +316,7 @@ export class StsTableCredentials implements TableCredentialVendor {
 
   private async assume(
     roleArn: string,
-    sessionPolicy: typeof readSessionPolicy,
+    sessionPolicy: (partition: string, bucket: string, keyPrefix: string) => SessionPolicy,
     prefix: string,
     principal: string,
   ): Promise<VendedCredentials> {
