@@ -14,11 +14,15 @@
  * Any reader or writer may run this at any time, concurrently with others (cooperative
  * publishing): every step is idempotent and never overwrites.
  *
+ * republish: a published file that turned out damaged (lib/delta/snapshot.ts CorruptCommitError)
+ * is rewritten from the staged file its arbiter row names, when that file still parses: the log
+ * must hold what was ratified. This is the one write that replaces a published file.
+ *
  * catalogView: the latest ratified version plus the unpublished commits with their staged keys.
  * A reader lists `_delta_log/` for published commits, takes these for the rest (preferring them
  * when both exist), and ignores any log file above `latestRatified`.
  */
-import { commitFileName, LOG_DIR } from "../delta/actions.ts";
+import { commitFileName, LOG_DIR, parseActions } from "../delta/actions.ts";
 import type { RatifiedCommit } from "../delta/snapshot.ts";
 import { internal } from "../errors.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
@@ -80,6 +84,35 @@ export async function publishRows(
     done.push(row.version);
   }
   return done;
+}
+
+/**
+ * Rewrites the published file of `version` from its ratified staged file (see module comment).
+ * False when the arbiter has no row for it or the staged file is gone or damaged too.
+ */
+export async function republish(
+  store: ObjectStore,
+  arbiter: CommitArbiter,
+  tableId: string,
+  tableRoot: string,
+  version: number,
+): Promise<boolean> {
+  const [row] = await arbiter.range(tableId, version, version);
+  if (row === undefined) return false;
+  let bytes: Uint8Array;
+  try {
+    bytes = await store.get(row.stagedKey);
+  } catch (err) {
+    if (err instanceof ObjectNotFoundError) return false;
+    throw err;
+  }
+  try {
+    if (parseActions(new TextDecoder().decode(bytes)).length === 0) return false;
+  } catch {
+    return false;
+  }
+  await store.put(publishedKey(tableRoot, version), bytes);
+  return true;
 }
 
 /** What a reader needs from the catalog before loading a snapshot (see module comment). */

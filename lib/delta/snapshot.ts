@@ -13,6 +13,11 @@
  *    metadata per domain (tombstones dropped), and files keyed by (path, DV unique id) where the
  *    newest add or remove wins.
  * 5. Refuse tables whose protocol needs reader features this engine does not implement.
+ *
+ * A commit file that is not newline-delimited JSON, holds no actions, or lacks the commitInfo
+ * that in-commit timestamps require is corrupt: the load fails with CorruptCommitError naming it,
+ * never reads it as an empty commit (the caller may repair it from the arbiter's ratified copy:
+ * lib/ops/open-table.ts).
  */
 
 import { badRequest, notFound, SiltError, unsupportedFeature } from "../errors.ts";
@@ -89,6 +94,28 @@ export interface CommitHistoryEntry {
   version: number;
   timestamp: number;
   commitInfo: CommitInfo;
+}
+
+/** A commit file that cannot be what was committed (see the module comment). */
+export class CorruptCommitError extends SiltError {
+  readonly version: number;
+  /** Object key of the damaged file. */
+  readonly key: string;
+  /** Whether the file was a staged (catalog-ratified) commit rather than a published one. */
+  readonly staged: boolean;
+
+  constructor(ref: { version: number; key: string; staged: boolean }, problem: string) {
+    super(
+      "DELTA_STATE_RECOVER_ERROR",
+      `Commit file ${ref.key} for version ${ref.version} ${problem}. The table cannot be read or ` +
+        "written at this version until the file is restored.",
+      500,
+      "XXKDS",
+    );
+    this.version = ref.version;
+    this.key = ref.key;
+    this.staged = ref.staged;
+  }
 }
 
 const CONCURRENCY = 32;
@@ -425,6 +452,7 @@ async function build(
   checkReadProtocol(state.protocol);
 
   const ictEnabled = state.metadata.configuration["delta.enableInCommitTimestamps"] === "true";
+  if (ictEnabled) requireCommitInfos(view, versions, commits, state.metadata.configuration);
   const timestamp = await versionTimestamp(ctx, view, target, ictEnabled, checkpoint);
   return {
     tableRoot: ctx.tableRoot,
@@ -438,6 +466,29 @@ async function build(
     domainMetadata: state.liveDomains(),
     checkpointVersion: checkpoint?.version,
   };
+}
+
+/**
+ * With in-commit timestamps every commit from the enablement version on opens with a commitInfo
+ * carrying its inCommitTimestamp (protocol, "In-Commit Timestamps"); one without it was damaged.
+ */
+function requireCommitInfos(
+  view: LogView,
+  versions: number[],
+  commits: Action[][],
+  configuration: Record<string, string>,
+): void {
+  const since = Number(configuration["delta.inCommitTimestampEnablementVersion"] ?? 0);
+  versions.forEach((v, i) => {
+    if (v < since) return;
+    const info = findCommitInfo(commits[i] as Action[]);
+    if (typeof info?.inCommitTimestamp !== "number") {
+      throw new CorruptCommitError(
+        view.commits.get(v) as CommitRef,
+        "has no commitInfo with an inCommitTimestamp, which this table's in-commit timestamps require",
+      );
+    }
+  });
 }
 
 class ReplayState {
@@ -542,17 +593,18 @@ function readCommitActions(ctx: Ctx, ref: CommitRef): Promise<Action[]> {
   if (p === undefined) {
     p = (async () => {
       const bytes = await getCommitBytes(ctx, ref);
+      let actions: Action[];
       try {
-        return parseActions(new TextDecoder().decode(bytes));
+        actions = parseActions(new TextDecoder().decode(bytes));
       } catch (e) {
-        throw new SiltError(
-          "DELTA_STATE_RECOVER_ERROR",
-          `Commit file ${ref.key} for version ${ref.version} is not valid newline-delimited ` +
-            `JSON: ${(e as Error).message}`,
-          500,
-          "XXKDS",
+        throw new CorruptCommitError(
+          ref,
+          `is not valid newline-delimited JSON: ${(e as Error).message}`,
         );
       }
+      // Every commit holds at least one action; an empty file is a torn or truncated write.
+      if (actions.length === 0) throw new CorruptCommitError(ref, "holds no actions");
+      return actions;
     })();
     ctx.actions.set(ref.key, p);
   }

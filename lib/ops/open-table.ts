@@ -13,11 +13,11 @@ import { authorizeTable, type TableAccess } from "../auth/authorize.ts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
 import type { NameDefaults } from "../catalog/names.ts";
 import { parseQualifiedName, type QualifiedName, qualifyNameParts } from "../catalog/names.ts";
-import { catalogView, publishRows } from "../commit/publisher.ts";
+import { catalogView, publishRows, republish } from "../commit/publisher.ts";
 import type { SiltContext } from "../context.ts";
 import { type ColumnMappingMode, columnMappingMode } from "../delta/column-mapping.ts";
 import { parseSchema, type StructType } from "../delta/schema.ts";
-import { loadSnapshot, type Snapshot } from "../delta/snapshot.ts";
+import { CorruptCommitError, loadSnapshot, type Snapshot } from "../delta/snapshot.ts";
 import { badRequest } from "../errors.ts";
 
 export interface TimeTravel {
@@ -77,13 +77,31 @@ export async function readSnapshot(
       "42K0E",
     );
   }
-  return loadSnapshot(ctx.store, entry.location, {
+  const options = {
     version: travel.version,
     timestamp: travel.timestamp,
     ratified: view.ratified,
     latestRatified: view.latestRatified,
-  });
+  };
+  // A damaged published commit is rewritten from what the arbiter ratified, then read again.
+  for (let repairs = 0; ; repairs++) {
+    try {
+      return await loadSnapshot(ctx.store, entry.location, options);
+    } catch (err) {
+      if (!(err instanceof CorruptCommitError) || err.staged || repairs >= MAX_REPAIRS) throw err;
+      const { tableId, location } = entry;
+      if (!(await republish(ctx.store, ctx.arbiter, tableId, location, err.version))) throw err;
+      ctx.logger.warn("repaired a damaged published commit from its ratified staged file", {
+        tableId,
+        version: err.version,
+        key: err.key,
+      });
+    }
+  }
 }
+
+/** Damaged published commits one read repairs before it gives up and reports the next one. */
+const MAX_REPAIRS = 16;
 
 export function describeSnapshot(
   name: QualifiedName,
