@@ -5,8 +5,6 @@ import {
   arrowToRows,
   arrowValues,
   canonicalValue,
-  formatTimestamp,
-  parseDecimal,
   rowsToArrow,
   valuesToArrow,
 } from "../lib/data/json-rows.ts";
@@ -21,6 +19,8 @@ import {
   toArrowSchema,
 } from "../lib/delta/schema.ts";
 import { SiltError } from "../lib/errors.ts";
+import { formatTimestamp } from "../lib/values/datetime-text.ts";
+import { parseDecimal } from "../lib/values/decimal-text.ts";
 
 function expectSiltError(
   fn: () => unknown,

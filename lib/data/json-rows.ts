@@ -29,22 +29,28 @@ import * as arrow from "apache-arrow";
 import {
   type DataType,
   type DecimalType,
-  quotePath,
   type StructField,
   type StructType,
   sparkTypeName,
   toArrowType,
 } from "../delta/schema.ts";
 import { badRequest, internal } from "../errors.ts";
+import {
+  civilFromDays,
+  MICROS_PER_DAY,
+  MILLIS_PER_DAY,
+  type Micros,
+  splitMicros,
+} from "../values/calendar.ts";
+import { formatDate, formatTimestamp, parseDate, parseTimestamp } from "../values/datetime-text.ts";
+import { formatDecimal, parseDecimal, type Unscaled } from "../values/decimal-text.ts";
 import { nearestNames } from "../values/did-you-mean.ts";
+import { shortestFloat32 } from "../values/float-text.ts";
+import { quotePath } from "../values/identifiers.ts";
 
 const TWO32 = 4294967296;
-const MICROS_PER_DAY = 86_400_000_000;
-const MICROS_PER_DAY_N = 86_400_000_000n;
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
-/** Beyond this many days from the epoch, day * MICROS_PER_DAY may exceed 2^53. */
-const SAFE_DAYS = 104_000;
 
 // ---------------------------------------------------------------------------------------------
 // Error reporting
@@ -133,381 +139,7 @@ const suggestions = (name: string, candidates: readonly string[]): string =>
     .join(", ");
 
 // ---------------------------------------------------------------------------------------------
-// Calendar arithmetic (proleptic Gregorian, as Spark 3+ uses)
-
-/** Days since 1970-01-01 of a civil date. */
-export function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yoe = y - era * 400;
-  const mp = (month + 9) % 12;
-  const doy = Math.floor((153 * mp + 2) / 5) + day - 1;
-  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
-  return era * 146097 + doe - 719468;
-}
-
-/** [year, month, day] of a day number. */
-export function civilFromDays(days: number): [number, number, number] {
-  const z = days + 719468;
-  const era = Math.floor(z / 146097);
-  const doe = z - era * 146097;
-  const yoe = Math.floor(
-    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365,
-  );
-  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
-  const mp = Math.floor((5 * doy + 2) / 153);
-  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
-  const m = mp < 10 ? mp + 3 : mp - 9;
-  return [yoe + era * 400 + (m <= 2 ? 1 : 0), m, d];
-}
-
-const PAD2 = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : String(i)));
-
-const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-const daysInMonth = (y: number, m: number) =>
-  m === 2 ? (isLeap(y) ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
-
-/** Years print as java.time does: 4 digits, a sign beyond 9999 or below 0. */
-function formatYear(y: number): string {
-  if (y >= 0 && y <= 9999) return y < 1000 ? String(y).padStart(4, "0") : String(y);
-  return y > 9999 ? `+${y}` : `-${String(-y).padStart(4, "0")}`;
-}
-
-/** "YYYY-MM-DD" of a day number. */
-export function formatDate(days: number): string {
-  const [y, m, d] = civilFromDays(days);
-  return `${formatYear(y)}-${PAD2[m]}-${PAD2[d]}`;
-}
-
-const DATE_RE = /^\s*([+-]?\d{4,6})-(\d{1,2})-(\d{1,2})(?:[T ].*)?\s*$/s;
-
-/** Value of the digits text[from, to), or -1 if any is not a digit. */
-function digitsAt(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const d = text.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return -1;
-    n = n * 10 + d;
-  }
-  return n;
-}
-
-/** Day number of "YYYY-MM-DD" at the start of text, or undefined if it is not exactly there. */
-function fastDate(text: string): number | undefined {
-  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return undefined;
-  const y = digitsAt(text, 0, 4);
-  const mo = digitsAt(text, 5, 7);
-  const d = digitsAt(text, 8, 10);
-  if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return undefined;
-  return daysFromCivil(y, mo, d);
-}
-
-/** Day number of "YYYY-MM-DD" (Spark also ignores a trailing time part); undefined if invalid. */
-export function parseDate(text: string): number | undefined {
-  if (text.length === 10) {
-    const fast = fastDate(text);
-    if (fast !== undefined) return fast;
-  }
-  const m = DATE_RE.exec(text);
-  if (!m) return undefined;
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return undefined;
-  return daysFromCivil(y, mo, d);
-}
-
-/** Microseconds since the epoch: a number while exact, a bigint beyond 2^53. */
-export type Micros = number | bigint;
-
-const TS_RE =
-  /^\s*([+-]?\d{4,6})-(\d{1,2})-(\d{1,2})(?:[T ](\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:[.,](\d{0,9}))?)?)?)?\s*(?:Z|UTC|GMT|([+-])(\d{1,2})(?::?(\d{2})(?::?(\d{2}))?)?)?\s*$/i;
-
-function combineMicros(days: number, microsOfDay: number): Micros {
-  if (Math.abs(days) < SAFE_DAYS) return days * MICROS_PER_DAY + microsOfDay;
-  return BigInt(days) * MICROS_PER_DAY_N + BigInt(microsOfDay);
-}
-
-/**
- * Microseconds of an ISO-8601 / Spark timestamp text. Without a zone the text is UTC; with
- * `ntz` any zone is ignored, as Spark's cast to TIMESTAMP_NTZ does. Undefined if invalid.
- */
-export function parseTimestamp(text: string, ntz: boolean): Micros | undefined {
-  const fast = fastTimestamp(text, ntz);
-  if (fast !== undefined) return fast;
-  const m = TS_RE.exec(text);
-  if (!m) return undefined;
-  const y = Number(m[1]);
-  const mo = Number(m[2]);
-  const d = Number(m[3]);
-  const hh = m[4] === undefined ? 0 : Number(m[4]);
-  const mi = m[5] === undefined ? 0 : Number(m[5]);
-  const ss = m[6] === undefined ? 0 : Number(m[6]);
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return undefined;
-  if (hh > 23 || mi > 59 || ss > 59) return undefined;
-  // Sub-microsecond digits are truncated, as Spark does.
-  const frac = m[7] ? Number(m[7].slice(0, 6).padEnd(6, "0")) : 0;
-  let offsetSeconds = 0;
-  if (m[8] !== undefined) {
-    const oh = Number(m[9]);
-    const om = m[10] === undefined ? 0 : Number(m[10]);
-    const os = m[11] === undefined ? 0 : Number(m[11]);
-    if (oh > 18 || om > 59 || os > 59) return undefined;
-    if (!ntz) offsetSeconds = (m[8] === "-" ? -1 : 1) * (oh * 3600 + om * 60 + os);
-  }
-  const micros = combineMicros(
-    daysFromCivil(y, mo, d),
-    ((hh * 60 + mi) * 60 + ss - offsetSeconds) * 1_000_000 + frac,
-  );
-  if (typeof micros === "bigint" && (micros < INT64_MIN || micros > INT64_MAX)) return undefined;
-  return micros;
-}
-
-/**
- * The common shape "YYYY-MM-DD[T ]HH:MM:SS[.f{1,9}][Z|±HH:MM]" without the regex; undefined
- * for anything else (parseTimestamp then tries the general form).
- */
-function fastTimestamp(text: string, ntz: boolean): Micros | undefined {
-  const len = text.length;
-  if (len < 19) return undefined;
-  const sep = text.charCodeAt(10);
-  if ((sep !== 84 && sep !== 32) || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) {
-    return undefined;
-  }
-  const days = fastDate(text);
-  const hh = digitsAt(text, 11, 13);
-  const mi = digitsAt(text, 14, 16);
-  const ss = digitsAt(text, 17, 19);
-  if (days === undefined || hh < 0 || hh > 23 || mi < 0 || mi > 59 || ss < 0 || ss > 59) {
-    return undefined;
-  }
-  let pos = 19;
-  let frac = 0;
-  if (pos < len && text.charCodeAt(pos) === 46) {
-    pos++;
-    let digits = 0;
-    for (; pos < len; pos++) {
-      const d = text.charCodeAt(pos) - 48;
-      if (d < 0 || d > 9) break;
-      // Sub-microsecond digits are truncated, as Spark does.
-      if (digits < 6) frac = frac * 10 + d;
-      digits++;
-    }
-    if (digits === 0 || digits > 9) return undefined;
-    for (let k = digits; k < 6; k++) frac *= 10;
-  }
-  let offsetSeconds = 0;
-  if (pos < len) {
-    const c = text.charCodeAt(pos);
-    if (c === 90 && pos + 1 === len) {
-      // "Z"
-    } else if ((c === 43 || c === 45) && pos + 6 === len && text.charCodeAt(pos + 3) === 58) {
-      const oh = digitsAt(text, pos + 1, pos + 3);
-      const om = digitsAt(text, pos + 4, pos + 6);
-      if (oh < 0 || oh > 18 || om < 0 || om > 59) return undefined;
-      if (!ntz) offsetSeconds = (c === 45 ? -1 : 1) * (oh * 3600 + om * 60);
-    } else {
-      return undefined;
-    }
-  }
-  return combineMicros(days, ((hh * 60 + mi) * 60 + ss - offsetSeconds) * 1_000_000 + frac);
-}
-
-function splitMicros(micros: Micros): [number, number] {
-  if (typeof micros === "number") {
-    let days = Math.floor(micros / MICROS_PER_DAY);
-    let tod = micros - days * MICROS_PER_DAY;
-    // The float division can round across a day boundary; fix the remainder up exactly.
-    if (tod < 0) {
-      days--;
-      tod += MICROS_PER_DAY;
-    } else if (tod >= MICROS_PER_DAY) {
-      days++;
-      tod -= MICROS_PER_DAY;
-    }
-    return [days, tod];
-  }
-  let days = micros / MICROS_PER_DAY_N;
-  let tod = micros - days * MICROS_PER_DAY_N;
-  if (tod < 0n) {
-    days--;
-    tod += MICROS_PER_DAY_N;
-  }
-  return [Number(days), Number(tod)];
-}
-
-const PAD3 = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
-/** "HH:MM:SS." per second of the day, filled as seen: most columns reuse a few thousand. */
-const HMS: (string | undefined)[] = new Array(86400);
-
-function hmsText(secs: number): string {
-  const h = Math.floor(secs / 3600);
-  const mi = Math.floor(secs / 60) - h * 60;
-  const text = `${PAD2[h]}:${PAD2[mi]}:${PAD2[secs - Math.floor(secs / 60) * 60]}.`;
-  HMS[secs] = text;
-  return text;
-}
-
-function formatTimeOfDay(tod: number): string {
-  const secs = Math.floor(tod / 1_000_000);
-  const us = tod - secs * 1_000_000;
-  const ms = Math.floor(us / 1000);
-  return (HMS[secs] ?? hmsText(secs)) + PAD3[ms] + PAD3[us - ms * 1000];
-}
-
-/** ISO-8601 with microseconds: "2026-10-03T12:00:00.000000Z", without "Z" when `utc` is false. */
-export function formatTimestamp(micros: Micros, utc: boolean): string {
-  const [days, tod] = splitMicros(micros);
-  return `${formatDate(days)}T${formatTimeOfDay(tod)}${utc ? "Z" : ""}`;
-}
-
-/** Spark's text of a timestamp: "YYYY-MM-DD HH:MM:SS[.f...]" with trailing fraction zeros cut. */
-export function formatTimestampSpark(micros: Micros): string {
-  const [days, tod] = splitMicros(micros);
-  const t = formatTimeOfDay(tod);
-  const frac = t.slice(9).replace(/0+$/, "");
-  return `${formatDate(days)} ${t.slice(0, 8)}${frac ? `.${frac}` : ""}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Decimals, in exact integer arithmetic
-
-/** Unscaled decimal value: a number while at most 15 digits, else a bigint. */
-export type Unscaled = number | bigint;
-
-const DECIMAL_RE = /^\s*([+-])?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?\s*$/;
-
-/**
- * Unscaled value of a decimal text at `scale`, rounding extra fraction digits half-up as Spark's
- * cast does. Returns "invalid" for malformed text and "overflow" beyond `precision` digits.
- */
-export function parseDecimal(
-  text: string,
-  precision: number,
-  scale: number,
-): Unscaled | "invalid" | "overflow" {
-  const fast = fastDecimal(text, precision, scale);
-  if (fast !== undefined) return fast;
-  const m = DECIMAL_RE.exec(text);
-  if (!m) return "invalid";
-  const intPart = m[2] ?? "";
-  const fracPart = m[3] ?? "";
-  if (intPart.length + fracPart.length === 0) return "invalid";
-  const negative = m[1] === "-";
-  const digits = (intPart + fracPart).replace(/^0+/, "");
-  if (digits === "") return 0;
-  const exp = m[4] === undefined ? 0 : Number(m[4]);
-  // value = digits * 10^(exp - fracLen); unscaled = digits * 10^shift
-  const shift = scale + exp - fracPart.length;
-  let unscaled: string;
-  let roundUp = false;
-  if (shift >= 0) {
-    if (digits.length + shift > precision) return "overflow";
-    unscaled = digits + "0".repeat(shift);
-  } else {
-    const keep = digits.length + shift;
-    if (keep < 0) return 0;
-    unscaled = digits.slice(0, keep);
-    roundUp = digits.charCodeAt(keep) >= 53; // '5'
-  }
-  if (unscaled.length <= 15) {
-    const n = Number(unscaled || "0") + (roundUp ? 1 : 0);
-    if (n >= 10 ** precision) return "overflow";
-    return negative ? -n : n;
-  }
-  let b = BigInt(unscaled) + (roundUp ? 1n : 0n);
-  if (b >= 10n ** BigInt(precision)) return "overflow";
-  if (negative) b = -b;
-  return b;
-}
-
-const POW10 = Array.from({ length: 16 }, (_, i) => 10 ** i);
-const ZEROS = Array.from({ length: 16 }, (_, i) => "0".repeat(i));
-
-/**
- * Plain "[-]digits[.digits]" text whose unscaled value stays below 2^53, in number arithmetic;
- * undefined for anything else (exponents, spaces, long values, rounding), left to parseDecimal.
- */
-function fastDecimal(
-  text: string,
-  precision: number,
-  scale: number,
-): Unscaled | "overflow" | undefined {
-  const len = text.length;
-  let pos = 0;
-  const first = text.charCodeAt(0);
-  const negative = first === 45;
-  if (negative || first === 43) pos++;
-  let intPart = 0;
-  let intDigits = 0;
-  for (; pos < len; pos++) {
-    const d = text.charCodeAt(pos) - 48;
-    if (d < 0 || d > 9) break;
-    intPart = intPart * 10 + d;
-    intDigits++;
-  }
-  let frac = 0;
-  let fracDigits = 0;
-  if (pos < len && text.charCodeAt(pos) === 46) {
-    for (pos++; pos < len; pos++) {
-      const d = text.charCodeAt(pos) - 48;
-      if (d < 0 || d > 9) return undefined;
-      frac = frac * 10 + d;
-      fracDigits++;
-    }
-  }
-  if (pos !== len || intDigits + fracDigits === 0 || fracDigits > scale || intDigits + scale > 15) {
-    return undefined;
-  }
-  const n = intPart * POW10[scale] + frac * POW10[scale - fracDigits];
-  if (n >= 10 ** precision) return "overflow";
-  return negative ? -n : n;
-}
-
-/** Plain decimal text with exactly `scale` fraction digits. */
-export function formatDecimal(unscaled: Unscaled, scale: number): string {
-  const negative = unscaled < 0;
-  if (typeof unscaled === "number" && scale > 0 && scale <= 15) {
-    // Fast path without bigint or digit-string surgery; the remainder check keeps it exact.
-    const abs = negative ? -unscaled : unscaled;
-    const p = POW10[scale];
-    let q = Math.floor(abs / p);
-    let r = abs - q * p;
-    if (r < 0) {
-      q--;
-      r += p;
-    } else if (r >= p) {
-      q++;
-      r -= p;
-    }
-    const frac = r === 0 ? ZEROS[scale] : String(r).padStart(scale, "0");
-    return negative ? `-${q}.${frac}` : `${q}.${frac}`;
-  }
-  let s = String(negative ? -unscaled : unscaled);
-  if (scale > 0) {
-    if (s.length <= scale) s = s.padStart(scale + 1, "0");
-    s = `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
-  } else if (scale < 0 && s !== "0") {
-    s += "0".repeat(-scale);
-  }
-  return negative ? `-${s}` : s;
-}
-
-// ---------------------------------------------------------------------------------------------
 // Floats
-
-/** Shortest decimal that reads back as the same float32, as a JS number (Spark prints floats so). */
-export function shortestFloat32(x: number): number {
-  if (!Number.isFinite(x) || (Number.isInteger(x) && Math.abs(x) < 16777216)) return x;
-  let lo = 1;
-  let hi = 9;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (Math.fround(Number(x.toPrecision(mid))) === x) hi = mid;
-    else lo = mid + 1;
-  }
-  return Number(x.toPrecision(lo));
-}
 
 const floatJson = (x: number): number | string =>
   Number.isFinite(x) ? x : Number.isNaN(x) ? "NaN" : x > 0 ? "Infinity" : "-Infinity";
@@ -1861,7 +1493,9 @@ function fillValues(data: arrow.Data, type: DataType | undefined, out: unknown[]
           out[i] = null;
           continue;
         }
-        const days = millis ? Math.floor(Number(values[i]) / 86_400_000) : (values[i] as number);
+        const days = millis
+          ? Math.floor(Number(values[i]) / MILLIS_PER_DAY)
+          : (values[i] as number);
         if (days !== last) {
           last = days;
           lastText = formatDate(days);

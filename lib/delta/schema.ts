@@ -9,6 +9,7 @@
  */
 import * as arrow from "apache-arrow";
 import { badRequest } from "../errors.ts";
+import { quoteIfNeeded, quotePath } from "../values/identifiers.ts";
 
 export type PrimitiveTypeName =
   | "string"
@@ -274,11 +275,6 @@ export const serializeSchema = (s: StructType): string => JSON.stringify(dataTyp
 // ---------------------------------------------------------------------------------------------
 // Validation
 
-const quoteIdent = (name: string): string => `\`${name.replaceAll("`", "``")}\``;
-
-/** `a`.`b` as Spark prints a nested column path in error messages. */
-export const quotePath = (path: readonly string[]): string => path.map(quoteIdent).join(".");
-
 /**
  * Rejects column names that repeat regardless of case, at every nesting level (Delta requires
  * unique names ignoring case, as Spark's default case-insensitive resolution does).
@@ -367,8 +363,6 @@ const SPARK_SIMPLE: Record<PrimitiveTypeName, string> = {
   timestamp_ntz: "timestamp_ntz",
 };
 
-const SIMPLE_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 /** Spark's simpleString of a type, as the API reports column types ("bigint", "array<int>"). */
 export function sparkTypeName(t: DataType): string {
   if (typeof t === "string") return SPARK_SIMPLE[t];
@@ -380,12 +374,7 @@ export function sparkTypeName(t: DataType): string {
     case "map":
       return `map<${sparkTypeName(t.keyType)},${sparkTypeName(t.valueType)}>`;
     case "struct":
-      return `struct<${t.fields
-        .map(
-          (f) =>
-            `${SIMPLE_IDENT.test(f.name) ? f.name : quoteIdent(f.name)}:${sparkTypeName(f.type)}`,
-        )
-        .join(",")}>`;
+      return `struct<${t.fields.map((f) => `${quoteIfNeeded(f.name)}:${sparkTypeName(f.type)}`).join(",")}>`;
     case "unsupported":
       return t.name;
   }

@@ -3,9 +3,10 @@
  * through a 38-digit context, java.math.MathContext(38), as Spark's Decimal does) and integral
  * arithmetic with Spark's overflow checks.
  */
-import { formatDecimal } from "../data/json-rows.ts";
+
 import { type DecimalType, MAX_DECIMAL_PRECISION } from "../delta/schema.ts";
 import type { SiltError } from "../errors.ts";
+import { formatDecimal } from "../values/decimal-text.ts";
 import {
   arithmeticOverflow,
   binaryArithmeticOverflow,

@@ -2,14 +2,13 @@
  * CAST of a scalar with ANSI semantics, and Spark's text of every value (CAST to STRING,
  * arrays, structs and maps included).
  */
-import {
-  formatDate,
-  formatDecimal,
-  formatTimestampSpark,
-  parseDecimal,
-} from "../data/json-rows.ts";
+
 import { type DecimalType, MAX_DECIMAL_PRECISION } from "../delta/schema.ts";
 import { SiltError } from "../errors.ts";
+import { MICROS_PER_DAY_N } from "../values/calendar.ts";
+import { formatDate, formatTimestampSpark } from "../values/datetime-text.ts";
+import { formatDecimal, javaDecimalString, parseDecimal } from "../values/decimal-text.ts";
+import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
 import {
   arithmeticOverflow,
   castInvalidInput,
@@ -30,14 +29,12 @@ import { fromScalar, toScalar } from "./scalar-json.ts";
 import {
   FALSE_STRINGS,
   floorDivN,
-  MICROS_PER_DAY,
   parseFloating,
   parseSparkDate,
   parseSparkTimestamp,
   TRUE_STRINGS,
   trimControl,
 } from "./scalar-parse.ts";
-import { decimalString, javaDoubleString, javaFloatString } from "./scalar-text.ts";
 import {
   type IntegralName,
   isComplex,
@@ -120,7 +117,7 @@ function castValue(v: Scalar, from: SqlType, to: SqlType): Scalar | null {
         if (d === undefined) throw castInvalidInput(v, from, to);
         return d;
       }
-      return Number(floorDivN(v as bigint, MICROS_PER_DAY));
+      return Number(floorDivN(v as bigint, MICROS_PER_DAY_N));
     case "timestamp":
     case "timestamp_ntz":
       if (from === "string") {
@@ -128,7 +125,7 @@ function castValue(v: Scalar, from: SqlType, to: SqlType): Scalar | null {
         if (m === undefined) throw castInvalidInput(v, from, to);
         return m;
       }
-      if (from === "date") return BigInt(v as number) * MICROS_PER_DAY;
+      if (from === "date") return BigInt(v as number) * MICROS_PER_DAY_N;
       if (isTimestamp(from)) return v;
       return numericToTimestamp(v, from);
     default:
@@ -248,7 +245,7 @@ function castComplex(v: Scalar, from: SqlType, to: SqlType): Scalar {
 /** CAST(x AS STRING) of a non-null scalar. */
 export function scalarToString(v: Scalar, t: SqlType): string {
   if (typeof t === "object") {
-    if (t.type === "decimal") return decimalString(v as bigint, t.scale);
+    if (t.type === "decimal") return javaDecimalString(v as bigint, t.scale);
     return complexToString(v, t);
   }
   switch (t) {

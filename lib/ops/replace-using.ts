@@ -44,7 +44,7 @@ import {
 } from "../expr/analyze.ts";
 import type { Expr, Name, SqlType } from "../expr/ast.ts";
 import { evaluatePredicate, evaluateTable } from "../expr/evaluate.ts";
-import { quoteIdent } from "../expr/types.ts";
+import { quoteIdent } from "../values/identifiers.ts";
 import type { InputRows } from "./input-rows.ts";
 import type { OpenTable, TableRef } from "./open-table.ts";
 import { selectiveOverwriteMetrics } from "./replace-where.ts";
