@@ -1,13 +1,9 @@
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  arrowToRows,
-  arrowValues,
-  canonicalValue,
-  rowsToArrow,
-  valuesToArrow,
-} from "../lib/data/json-rows.ts";
+import { arrowToRows, arrowValues } from "../lib/data/arrow-to-json.ts";
+import { canonicalValue } from "../lib/data/json-input.ts";
+import { rowsToArrow, valuesToArrow } from "../lib/data/json-to-arrow.ts";
 import {
   arrayType,
   type DataType,

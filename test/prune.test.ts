@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { rowsToArrow } from "../lib/data/json-rows.ts";
+import { rowsToArrow } from "../lib/data/json-to-arrow.ts";
 import { readParquetFooter, writeParquet } from "../lib/data/parquet.ts";
 import { computeFileStats, serializeStats } from "../lib/data/stats.ts";
 import type { AddFile } from "../lib/delta/actions.ts";

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { readParquet } from "parquet-wasm/node";
 import { describe, expect, it } from "vitest";
-import { arrowToRows, rowsToArrow } from "../lib/data/json-rows.ts";
+import { arrowToRows } from "../lib/data/arrow-to-json.ts";
+import { rowsToArrow } from "../lib/data/json-to-arrow.ts";
 import {
   alignToLogical,
   assignColumnMapping,

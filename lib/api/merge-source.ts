@@ -17,7 +17,7 @@ import * as arrow from "apache-arrow";
 import { authorizeTable } from "../auth/authorize.ts";
 import { splitNameParts } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
-import { rowsToArrow } from "../data/json-rows.ts";
+import { rowsToArrow } from "../data/json-to-arrow.ts";
 import { readParquet } from "../data/parquet.ts";
 import {
   type DataType,

@@ -5,9 +5,9 @@
  * Text forms follow what Spark writes, so files from either engine read alike: strings raw,
  * numbers as Java prints them ("1", "1.0", "1.0E10"), decimals with their scale, dates
  * `YYYY-MM-DD`, booleans `true`/`false`, timestamps `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC.
- * Parsed values use the canonical JSON encodings of `lib/data/json-rows.ts`.
+ * Parsed values use the canonical JSON encodings of `lib/data/json-encoding.ts`.
  */
-import { canonicalValue } from "../data/json-rows.ts";
+import { canonicalValue } from "../data/json-input.ts";
 import { badRequest } from "../errors.ts";
 import { formatTimestampSpark, parseTimestamp } from "../values/datetime-text.ts";
 import { javaDoubleString, javaFloatString } from "../values/float-text.ts";

@@ -26,7 +26,7 @@
 import * as arrow from "apache-arrow";
 import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
-import { arrowValues } from "../data/json-rows.ts";
+import { arrowValues } from "../data/arrow-to-json.ts";
 import { combineChunks, takeRows } from "../data/kernels.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";

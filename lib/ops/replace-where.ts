@@ -17,7 +17,7 @@
  */
 import type * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
-import { arrowValues } from "../data/json-rows.ts";
+import { arrowValues } from "../data/arrow-to-json.ts";
 import type { Action } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
 import { parsePartitionValue } from "../delta/partition-values.ts";

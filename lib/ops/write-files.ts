@@ -15,7 +15,7 @@
 import { randomUUID } from "node:crypto";
 import * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
-import { arrowValues } from "../data/json-rows.ts";
+import { arrowValues } from "../data/arrow-to-json.ts";
 import { combineChunks, takeRows } from "../data/kernels.ts";
 import { writeParquet } from "../data/parquet.ts";
 import { computeFileStats, serializeStats } from "../data/stats.ts";

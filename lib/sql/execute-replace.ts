@@ -15,7 +15,7 @@
 
 import * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
-import { valuesToArrow } from "../data/json-rows.ts";
+import { valuesToArrow } from "../data/json-to-arrow.ts";
 import { combineChunks } from "../data/kernels.ts";
 import type { DataType } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";

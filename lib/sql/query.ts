@@ -14,7 +14,8 @@
 
 import * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
-import { arrowValues, valuesToArrow } from "../data/json-rows.ts";
+import { arrowValues } from "../data/arrow-to-json.ts";
+import { valuesToArrow } from "../data/json-to-arrow.ts";
 import { combineChunks, concatData, filterTable, sliceTable, takeRows } from "../data/kernels.ts";
 import type { ParquetFooter } from "../data/parquet.ts";
 import type { DataType, StructField } from "../delta/schema.ts";
