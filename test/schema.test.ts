@@ -30,7 +30,6 @@ import {
   nullData,
   PARQUET_FIELD_ID_KEY,
   parseSchema,
-  parseSparkTypeName,
   type StructField,
   type StructType,
   serializeSchema,
@@ -42,6 +41,7 @@ import {
   typesEqual,
   unsupportedTypes,
 } from "../lib/delta/schema.ts";
+import { parseSparkTypeName } from "../lib/delta/type-name-parser.ts";
 import { SiltError } from "../lib/errors.ts";
 
 const FIXTURES = new URL("../../shared/fixtures/delta/", import.meta.url).pathname;

@@ -22,10 +22,10 @@ import { readParquet } from "../data/parquet.ts";
 import {
   type DataType,
   fromArrowSchema,
-  parseSparkTypeName,
   type StructField,
   type StructType,
 } from "../delta/schema.ts";
+import { parseSparkTypeName } from "../delta/type-name-parser.ts";
 import { badRequest } from "../errors.ts";
 import { toTableRows } from "../ops/input-rows.ts";
 import type { MergeSource } from "../ops/merge-plan.ts";
