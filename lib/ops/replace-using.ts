@@ -28,9 +28,9 @@ import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import { arrowValues } from "../data/arrow-to-json.ts";
 import { combineChunks, takeRows } from "../data/kernels.ts";
+import { parsePartitionValue } from "../data/partition-values.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
-import { parsePartitionValue } from "../delta/partition-values.ts";
 import type { DataType } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import {

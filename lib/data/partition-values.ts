@@ -7,11 +7,12 @@
  * `YYYY-MM-DD`, booleans `true`/`false`, timestamps `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC.
  * Parsed values use the canonical JSON encodings of `lib/data/json-encoding.ts`.
  */
-import { canonicalValue } from "../data/json-input.ts";
+
+import { type DataType, sparkTypeName } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import { formatTimestampSpark, parseTimestamp } from "../values/datetime-text.ts";
 import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
-import { type DataType, sparkTypeName } from "./schema.ts";
+import { canonicalValue } from "./json-input.ts";
 
 export const HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__";
 
