@@ -16,6 +16,7 @@
 
 import * as arrow from "apache-arrow";
 import { MILLIS_PER_DAY } from "../values/calendar.ts";
+import { rescale } from "../values/decimal-scale.ts";
 import { javaDecimalString } from "../values/decimal-text.ts";
 import { shortestFloat32 } from "../values/float-text.ts";
 
@@ -50,8 +51,8 @@ export class DecimalValue {
   compareTo(other: DecimalValue): number {
     let a = this.unscaled;
     let b = other.unscaled;
-    if (this.scale < other.scale) a *= 10n ** BigInt(other.scale - this.scale);
-    else if (other.scale < this.scale) b *= 10n ** BigInt(this.scale - other.scale);
+    if (this.scale < other.scale) a = rescale(a, this.scale, other.scale);
+    else if (other.scale < this.scale) b = rescale(b, other.scale, this.scale);
     return a < b ? -1 : a > b ? 1 : 0;
   }
 }

@@ -11,19 +11,12 @@
 import { decimal } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import { civilFromDays, daysFromCivil, daysInMonth, MICROS_PER_DAY_N } from "../values/calendar.ts";
+import { divHalfUp, fitsPrecision, pow10n, rescale } from "../values/decimal-scale.ts";
 import { formatDecimal, parseDecimal } from "../values/decimal-text.ts";
 import type { ResolveContext, Typed } from "./analyze.ts";
 import { arithmeticOverflow, castInvalidInput, decimalOutOfRange } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
-import {
-  divHalfUp,
-  fitsPrecision,
-  INT64_MAX,
-  INT64_MIN,
-  integralNegate,
-  pow10n,
-  rescale,
-} from "./scalar-arithmetic.ts";
+import { INT64_MAX, INT64_MIN, integralNegate } from "./scalar-arithmetic.ts";
 import { compareScalars } from "./scalar-order.ts";
 import { floorDivN, parseSparkDate, parseSparkTimestamp } from "./scalar-parse.ts";
 import {

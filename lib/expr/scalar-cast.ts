@@ -7,6 +7,7 @@ import { type DecimalType, MAX_DECIMAL_PRECISION } from "../delta/schema.ts";
 import { SiltError } from "../errors.ts";
 import { MICROS_PER_DAY_N } from "../values/calendar.ts";
 import { formatDate, formatTimestampSpark } from "../values/datetime-text.ts";
+import { fitsPrecision, pow10n, rescale } from "../values/decimal-scale.ts";
 import { formatDecimal, javaDecimalString, parseDecimal } from "../values/decimal-text.ts";
 import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
 import {
@@ -16,15 +17,7 @@ import {
   decimalOutOfRange,
 } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
-import {
-  fitsPrecision,
-  INT64_MAX,
-  INT64_MIN,
-  integralRange,
-  plainDecimal,
-  pow10n,
-  rescale,
-} from "./scalar-arithmetic.ts";
+import { INT64_MAX, INT64_MIN, integralRange } from "./scalar-arithmetic.ts";
 import { fromScalar, toScalar } from "./scalar-json.ts";
 import {
   FALSE_STRINGS,
@@ -215,7 +208,7 @@ function toDecimal(v: Scalar, from: SqlType, to: DecimalType): bigint | null {
     scale = 0;
   }
   const r = rescale(u, scale, to.scale);
-  if (!fitsPrecision(r, to.precision)) throw decimalOutOfRange(plainDecimal(r, to.scale), to);
+  if (!fitsPrecision(r, to.precision)) throw decimalOutOfRange(formatDecimal(r, to.scale), to);
   return r;
 }
 
