@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { arrowToRows } from "../lib/data/json-rows.ts";
+import { arrowToRows } from "../lib/data/arrow-to-json.ts";
 import { runQuery } from "../lib/sql/query.ts";
 import { parseStatement } from "../lib/sql/statement-parser.ts";
 import {

@@ -5,7 +5,7 @@
  * path), and every refusal leaving the table's version and rows unchanged.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arrowToRows } from "../lib/data/json-rows.ts";
+import { arrowToRows } from "../lib/data/arrow-to-json.ts";
 import { commitFileName, type Metadata, parseActions } from "../lib/delta/actions.ts";
 import { parseSchema, type StructField } from "../lib/delta/schema.ts";
 import { loadSnapshot } from "../lib/delta/snapshot.ts";

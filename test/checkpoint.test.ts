@@ -43,12 +43,7 @@ import { lastCheckpointChecksum } from "../lib/delta/last-checkpoint-checksum.ts
 import { cleanupLog } from "../lib/delta/log-cleanup.ts";
 import { listLog, padVersion } from "../lib/delta/log-listing.ts";
 import { loadSnapshot, logicalFileKey, type Snapshot } from "../lib/delta/snapshot.ts";
-import {
-  checkpointInterval,
-  DAY_MS,
-  logRetentionMs,
-  parseIntervalMs,
-} from "../lib/delta/table-config.ts";
+import { checkpointInterval, logRetentionMs, parseIntervalMs } from "../lib/delta/table-config.ts";
 import { SiltError } from "../lib/errors.ts";
 import type { LogFields, Logger } from "../lib/logger.ts";
 import { appendRows } from "../lib/ops/append.ts";
@@ -57,6 +52,7 @@ import { createCatalog, createSchema } from "../lib/ops/namespaces.ts";
 import { openTable } from "../lib/ops/open-table.ts";
 import { LocalObjectStore } from "../lib/storage/local-store.ts";
 import { listAll, type ObjectInfo, type ObjectStore } from "../lib/storage/object-store.ts";
+import { MILLIS_PER_DAY as DAY_MS } from "../lib/values/calendar.ts";
 import { FIXTURES } from "./helpers/fixtures.ts";
 import { type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
 

@@ -9,7 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arrowToRows } from "../lib/data/json-rows.ts";
+import { arrowToRows } from "../lib/data/arrow-to-json.ts";
 import { type Action, type AddFile, commitFileName, parseActions } from "../lib/delta/actions.ts";
 import { dvFileKey, loadDeletionVector } from "../lib/delta/deletion-vectors.ts";
 import { loadSnapshot } from "../lib/delta/snapshot.ts";

@@ -5,7 +5,8 @@
  */
 import * as arrow from "apache-arrow";
 import { expect, it } from "vitest";
-import { arrowValues, valuesToArrow } from "../lib/data/json-rows.ts";
+import { arrowValues } from "../lib/data/arrow-to-json.ts";
+import { valuesToArrow } from "../lib/data/json-to-arrow.ts";
 import { decimal, structField } from "../lib/delta/schema.ts";
 import { analyze, scopeOf } from "../lib/expr/analyze.ts";
 import { evaluate } from "../lib/expr/evaluate.ts";

@@ -1,7 +1,8 @@
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { arrowValues, rowsToArrow } from "../lib/data/json-rows.ts";
+import { arrowValues } from "../lib/data/arrow-to-json.ts";
+import { rowsToArrow } from "../lib/data/json-to-arrow.ts";
 import { type DataType, decimal, structField, structType } from "../lib/delta/schema.ts";
 import { SiltError } from "../lib/errors.ts";
 import {

@@ -1,15 +1,9 @@
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  arrowToRows,
-  arrowValues,
-  canonicalValue,
-  formatTimestamp,
-  parseDecimal,
-  rowsToArrow,
-  valuesToArrow,
-} from "../lib/data/json-rows.ts";
+import { arrowToRows, arrowValues } from "../lib/data/arrow-to-json.ts";
+import { canonicalValue } from "../lib/data/json-input.ts";
+import { rowsToArrow, valuesToArrow } from "../lib/data/json-to-arrow.ts";
 import {
   arrayType,
   type DataType,
@@ -21,6 +15,8 @@ import {
   toArrowSchema,
 } from "../lib/delta/schema.ts";
 import { SiltError } from "../lib/errors.ts";
+import { formatTimestamp } from "../lib/values/datetime-text.ts";
+import { parseDecimal } from "../lib/values/decimal-text.ts";
 
 function expectSiltError(
   fn: () => unknown,

@@ -7,7 +7,7 @@
  */
 import * as arrow from "apache-arrow";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { arrowToRows } from "../lib/data/json-rows.ts";
+import { arrowToRows } from "../lib/data/arrow-to-json.ts";
 import { writeParquet } from "../lib/data/parquet.ts";
 import { commitFileName, parseActions } from "../lib/delta/actions.ts";
 import { parseSchema } from "../lib/delta/schema.ts";

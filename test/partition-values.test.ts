@@ -11,7 +11,7 @@ import {
   partitionPath,
   serializePartitionValue,
   unescapePathName,
-} from "../lib/delta/partition-values.ts";
+} from "../lib/data/partition-values.ts";
 import {
   arrayType,
   type DataType,

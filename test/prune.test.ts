@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { rowsToArrow } from "../lib/data/json-rows.ts";
+import { rowsToArrow } from "../lib/data/json-to-arrow.ts";
 import { readParquetFooter, writeParquet } from "../lib/data/parquet.ts";
+import { serializePartitionValue } from "../lib/data/partition-values.ts";
 import { computeFileStats, serializeStats } from "../lib/data/stats.ts";
 import type { AddFile } from "../lib/delta/actions.ts";
-import { serializePartitionValue } from "../lib/delta/partition-values.ts";
 import { decimal, structField, structType } from "../lib/delta/schema.ts";
 import { SiltError } from "../lib/errors.ts";
 import { analyzePredicate, type Scope, scopeOf, type Typed } from "../lib/expr/analyze.ts";

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import { readParquet } from "parquet-wasm/node";
 import { describe, expect, it } from "vitest";
-import { arrowToRows, rowsToArrow } from "../lib/data/json-rows.ts";
+import { arrowToRows } from "../lib/data/arrow-to-json.ts";
+import { rowsToArrow } from "../lib/data/json-to-arrow.ts";
 import {
   alignToLogical,
   assignColumnMapping,
@@ -29,7 +30,6 @@ import {
   nullData,
   PARQUET_FIELD_ID_KEY,
   parseSchema,
-  parseSparkTypeName,
   type StructField,
   type StructType,
   serializeSchema,
@@ -41,6 +41,7 @@ import {
   typesEqual,
   unsupportedTypes,
 } from "../lib/delta/schema.ts";
+import { parseSparkTypeName } from "../lib/delta/type-name-parser.ts";
 import { SiltError } from "../lib/errors.ts";
 
 const FIXTURES = new URL("../../shared/fixtures/delta/", import.meta.url).pathname;

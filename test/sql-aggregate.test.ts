@@ -7,7 +7,8 @@
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { arrowValues, valuesToArrow } from "../lib/data/json-rows.ts";
+import { arrowValues } from "../lib/data/arrow-to-json.ts";
+import { valuesToArrow } from "../lib/data/json-to-arrow.ts";
 import { combineChunks } from "../lib/data/kernels.ts";
 import type { DataType } from "../lib/delta/schema.ts";
 import { analyze, type Scope, type Typed } from "../lib/expr/analyze.ts";

@@ -3,7 +3,6 @@ import { join } from "node:path";
 import * as arrow from "apache-arrow";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { shortestFloat32 } from "../lib/data/json-rows.ts";
 import { readParquet } from "../lib/data/parquet.ts";
 import {
   computeFileStats,
@@ -13,6 +12,7 @@ import {
   truncateMax,
   truncateMin,
 } from "../lib/data/stats.ts";
+import { shortestFloat32 } from "../lib/values/float-text.ts";
 
 const GOLDEN = join(import.meta.dirname, "../../shared/fixtures/delta/golden");
 

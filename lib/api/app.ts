@@ -18,7 +18,7 @@ import {
   unauthenticated,
 } from "../auth/principal.ts";
 import type { SiltContext } from "../context.ts";
-import { arrowToRows } from "../data/json-rows.ts";
+import { arrowToRows } from "../data/arrow-to-json.ts";
 import { sparkTypeName } from "../delta/schema.ts";
 import { SiltError } from "../errors.ts";
 import { appendRows } from "../ops/append.ts";

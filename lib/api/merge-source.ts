@@ -17,15 +17,15 @@ import * as arrow from "apache-arrow";
 import { authorizeTable } from "../auth/authorize.ts";
 import { splitNameParts } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
-import { rowsToArrow } from "../data/json-rows.ts";
+import { rowsToArrow } from "../data/json-to-arrow.ts";
 import { readParquet } from "../data/parquet.ts";
 import {
   type DataType,
   fromArrowSchema,
-  parseSparkTypeName,
   type StructField,
   type StructType,
 } from "../delta/schema.ts";
+import { parseSparkTypeName } from "../delta/type-name-parser.ts";
 import { badRequest } from "../errors.ts";
 import { toTableRows } from "../ops/input-rows.ts";
 import type { MergeSource } from "../ops/merge-plan.ts";

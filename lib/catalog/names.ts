@@ -9,6 +9,7 @@
  * live under its id, never under its name.
  */
 import { badRequest, type SiltError } from "../errors.ts";
+import { quoteIdent, quotePath, scanBackQuoted } from "../values/identifiers.ts";
 
 export const MAX_NAME_LENGTH = 255;
 
@@ -37,15 +38,8 @@ const CONTROL_CHAR = /\p{Cc}/u;
 // else has to be back-quoted.
 const UNQUOTED_IDENTIFIER = /^[A-Za-z0-9_]+$/;
 
-/** Quotes one name part the way Spark prints identifiers in messages: `a``b`. */
-export function quoteIdentifier(part: string): string {
-  return `\`${part.replaceAll("`", "``")}\``;
-}
-
 /** `c`.`s`.`t` — the form Spark uses for relation names in error messages. */
-export function formatQualifiedName(...parts: string[]): string {
-  return parts.map(quoteIdentifier).join(".");
-}
+export const formatQualifiedName = (...parts: string[]): string => quotePath(parts);
 
 function describeChar(ch: string): string {
   const code = ch.codePointAt(0) ?? 0;
@@ -70,7 +64,7 @@ export function normalizeName(name: string, kind: NameKind): string {
   }
   const control = name.match(CONTROL_CHAR);
   // A control character would make the quoted name in the message unreadable, so show an escape.
-  const shown = control ? JSON.stringify(name) : quoteIdentifier(name);
+  const shown = control ? JSON.stringify(name) : quoteIdent(name);
   if (control) throw invalidName(kind, shown, `it contains the ${describeChar(control[0])}`);
   for (const ch of [".", "/", "\\"]) {
     if (name.includes(ch)) throw invalidName(kind, shown, `it contains '${ch}'`);
@@ -79,11 +73,7 @@ export function normalizeName(name: string, kind: NameKind): string {
   const lowered = name.toLowerCase();
   const length = [...lowered].length;
   if (length > MAX_NAME_LENGTH) {
-    throw invalidName(
-      kind,
-      quoteIdentifier(`${name.slice(0, 32)}…`),
-      `it is ${length} characters long`,
-    );
+    throw invalidName(kind, quoteIdent(`${name.slice(0, 32)}…`), `it is ${length} characters long`);
   }
   return lowered;
 }
@@ -116,22 +106,10 @@ export function splitNameParts(text: string): string[] {
     skipSpaces();
     let part: string;
     if (text[i] === "`") {
-      i++;
-      part = "";
-      for (;;) {
-        if (i >= text.length) throw syntaxError("a back-quoted part is not closed");
-        if (text[i] === "`") {
-          if (text[i + 1] === "`") {
-            part += "`";
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        part += text[i];
-        i++;
-      }
+      const quoted = scanBackQuoted(text, i);
+      if (!quoted) throw syntaxError("a back-quoted part is not closed");
+      part = quoted.name;
+      i = quoted.end;
     } else {
       const start = i;
       while (i < text.length && text[i] !== "." && text[i] !== "`") i++;
@@ -141,7 +119,7 @@ export function splitNameParts(text: string): string[] {
         throw badRequest(
           "INVALID_IDENTIFIER",
           `The unquoted identifier ${part} is invalid and must be back quoted as: ` +
-            `${quoteIdentifier(part)}.\nUnquoted identifiers can only contain ASCII letters ` +
+            `${quoteIdent(part)}.\nUnquoted identifiers can only contain ASCII letters ` +
             "('a' - 'z', 'A' - 'Z'), digits ('0' - '9'), and underbar ('_').",
           "42602",
         );
@@ -186,8 +164,8 @@ export function qualifyNameParts(
   } else {
     throw badRequest(
       INVALID_NAME,
-      `The table name ${quoteIdentifier(table)} has no schema and no default schema is set. ` +
-        `Write it as <schema>.${quoteIdentifier(table)} or <catalog>.<schema>.${quoteIdentifier(table)}, ` +
+      `The table name ${quoteIdent(table)} has no schema and no default schema is set. ` +
+        `Write it as <schema>.${quoteIdent(table)} or <catalog>.<schema>.${quoteIdent(table)}, ` +
         "or set a default schema.",
       INVALID_NAME_STATE,
     );

@@ -5,7 +5,7 @@
 import { parseArgs } from "node:util";
 import { parseTokens } from "../auth/principal.ts";
 import { createS3Client } from "../aws-clients.ts";
-import { arrowToRows } from "../data/json-rows.ts";
+import { arrowToRows } from "../data/arrow-to-json.ts";
 import { sparkTypeName } from "../delta/schema.ts";
 import { loadSnapshot } from "../delta/snapshot.ts";
 import { SiltError } from "../errors.ts";

@@ -9,7 +9,9 @@
  * already sliced so row 0 is at index 0, while validity bitmaps (and boolean values) are
  * addressed at bit `data.offset + row`.
  */
+
 import * as arrow from "apache-arrow";
+import { MILLIS_PER_DAY } from "../values/calendar.ts";
 import { DecimalValue } from "./stats.ts";
 
 type AnyData = arrow.Data<arrow.DataType>;
@@ -733,8 +735,6 @@ function constantData(t: arrow.DataType, value: unknown, n: number): AnyData {
   return takeData(one, new Uint32Array(n));
 }
 
-const DAY_MS = 86_400_000;
-
 /** A one-row Data holding `value` in type `t`. */
 function scalarData(t: arrow.DataType, value: unknown): AnyData {
   switch (t.typeId) {
@@ -777,7 +777,7 @@ function scalarData(t: arrow.DataType, value: unknown): AnyData {
       const values =
         dt.unit === arrow.DateUnit.DAY
           ? Int32Array.of(days)
-          : BigInt64Array.of(BigInt(days) * BigInt(DAY_MS));
+          : BigInt64Array.of(BigInt(days) * BigInt(MILLIS_PER_DAY));
       return new arrow.Data(t, 0, 1, 0, [undefined, values, undefined] as never);
     }
     case arrow.Type.Timestamp: {
@@ -807,11 +807,11 @@ function scalarData(t: arrow.DataType, value: unknown): AnyData {
 
 function toEpochDays(value: unknown): number {
   if (typeof value === "number") return value;
-  if (value instanceof Date) return Math.floor(value.getTime() / DAY_MS);
+  if (value instanceof Date) return Math.floor(value.getTime() / MILLIS_PER_DAY);
   if (typeof value === "string") {
     const ms = Date.parse(`${value.slice(0, 10)}T00:00:00Z`);
     if (Number.isNaN(ms)) throw new TypeError(`Not a date: ${value}`);
-    return Math.floor(ms / DAY_MS);
+    return Math.floor(ms / MILLIS_PER_DAY);
   }
   throw new TypeError(`Not a date: ${String(value)}`);
 }

@@ -10,6 +10,7 @@
  * bundle). The node build of parquet-wasm is CommonJS and finds its wasm through `__dirname`,
  * which a bundle rewrites, so it is not used.
  */
+
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -24,6 +25,7 @@ import {
 import { deserializeTCompactProtocol } from "hyparquet/src/thrift.js";
 import * as pw from "parquet-wasm/esm";
 import { badRequest } from "../errors.ts";
+import { MILLIS_PER_DAY } from "../values/calendar.ts";
 import { countNanoTimestamps, int96Columns, withInt96Hint } from "./parquet-int96.ts";
 import { arrowSchemaOf, blobOf, corrupt, type RangeSource } from "./parquet-source.ts";
 import {
@@ -281,13 +283,13 @@ function normalizeData(data: arrow.Data, type: arrow.DataType): arrow.Data {
     if (src instanceof BigInt64Array) {
       for (let i = 0; i < data.length; i++) {
         const ms = Number(src[i]);
-        out[i] = Math.floor(ms / 86_400_000);
+        out[i] = Math.floor(ms / MILLIS_PER_DAY);
       }
     } else {
       // Older Arrow JS layouts keep Date64 as pairs of 32-bit words.
       for (let i = 0; i < data.length; i++) {
         const ms = int64FromWords(src[2 * i], src[2 * i + 1]);
-        out[i] = Math.floor(Number(ms) / 86_400_000);
+        out[i] = Math.floor(Number(ms) / MILLIS_PER_DAY);
       }
     }
     return arrow.makeData({

@@ -13,8 +13,12 @@
  * Inner loops read Arrow buffers and validity bitmaps directly; only winning values become JS
  * values, so there is no per-row allocation.
  */
+
 import * as arrow from "apache-arrow";
-import { shortestFloat32 } from "./json-rows.ts";
+import { MILLIS_PER_DAY } from "../values/calendar.ts";
+import { rescale } from "../values/decimal-scale.ts";
+import { javaDecimalString } from "../values/decimal-text.ts";
+import { shortestFloat32 } from "../values/float-text.ts";
 
 /** An exact decimal; serializes the way Java's BigDecimal.toString does (Spark's JSON). */
 export class DecimalValue {
@@ -28,20 +32,7 @@ export class DecimalValue {
 
   /** `9.50`, `0E-10`, `5.925E-9`: plain unless the adjusted exponent is below -6. */
   toString(): string {
-    const neg = this.unscaled < 0n;
-    const digits = (neg ? -this.unscaled : this.unscaled).toString();
-    const sign = neg ? "-" : "";
-    const adjusted = -this.scale + (digits.length - 1);
-    if (this.scale >= 0 && adjusted >= -6) {
-      if (this.scale === 0) return sign + digits;
-      if (digits.length > this.scale) {
-        const cut = digits.length - this.scale;
-        return `${sign}${digits.slice(0, cut)}.${digits.slice(cut)}`;
-      }
-      return `${sign}0.${"0".repeat(this.scale - digits.length)}${digits}`;
-    }
-    const mantissa = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    return `${sign}${mantissa}E${adjusted >= 0 ? "+" : ""}${adjusted}`;
+    return javaDecimalString(this.unscaled, this.scale);
   }
 
   toNumber(): number {
@@ -60,8 +51,8 @@ export class DecimalValue {
   compareTo(other: DecimalValue): number {
     let a = this.unscaled;
     let b = other.unscaled;
-    if (this.scale < other.scale) a *= 10n ** BigInt(other.scale - this.scale);
-    else if (other.scale < this.scale) b *= 10n ** BigInt(this.scale - other.scale);
+    if (this.scale < other.scale) a = rescale(a, this.scale, other.scale);
+    else if (other.scale < this.scale) b = rescale(b, other.scale, this.scale);
     return a < b ? -1 : a > b ? 1 : 0;
   }
 }
@@ -103,7 +94,7 @@ export interface ComputeStatsOptions {
 }
 
 export function formatDays(days: number): string | undefined {
-  const ms = days * 86_400_000;
+  const ms = days * MILLIS_PER_DAY;
   if (!(Math.abs(ms) <= 8.64e15)) return undefined;
   const iso = new Date(ms).toISOString();
   return iso.slice(0, iso.indexOf("T"));
@@ -676,7 +667,7 @@ function accFor(type: arrow.DataType, opts: ComputeStatsOptions): Acc {
     case arrow.Type.Date: {
       const t = type as arrow.Date_;
       if (t.unit === arrow.DateUnit.DAY) return new SmallIntAcc(formatDays);
-      return new Int64Acc(false, (ms) => formatDays(Math.floor(Number(ms) / 86_400_000)));
+      return new Int64Acc(false, (ms) => formatDays(Math.floor(Number(ms) / MILLIS_PER_DAY)));
     }
     case arrow.Type.Timestamp: {
       const t = type as arrow.Timestamp;

@@ -10,6 +10,7 @@
  */
 
 import { createHash } from "node:crypto";
+import { javaDoubleString } from "../values/float-text.ts";
 
 const UNRESERVED = new Uint8Array(256);
 for (const c of "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~") {
@@ -31,14 +32,8 @@ function encodeString(s: string): string {
  * Java's Double.toString does (decimal in [1e-3, 1e7), otherwise `d.dddE±n`).
  */
 function encodeNumber(n: number): string {
-  if (Number.isNaN(n)) return "NaN";
-  if (!Number.isFinite(n)) return n > 0 ? "Infinity" : "-Infinity";
   if (Number.isInteger(n)) return Number.isSafeInteger(n) ? String(n) : BigInt(n).toString();
-  const abs = Math.abs(n);
-  if (abs >= 1e-3 && abs < 1e7) return String(n);
-  const [mantissa, exponent] = n.toExponential().split("e");
-  const exp = exponent.startsWith("+") ? exponent.slice(1) : exponent;
-  return `${mantissa.includes(".") ? mantissa : `${mantissa}.0`}E${exp}`;
+  return javaDoubleString(n);
 }
 
 function collect(value: unknown, path: string, out: string[]): void {

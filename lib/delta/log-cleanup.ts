@@ -31,12 +31,13 @@ import {
   parquetSchema,
 } from "hyparquet";
 import { type ObjectInfo, ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
+import { MILLIS_PER_DAY } from "../values/calendar.ts";
 import { LOG_DIR, parseActions, STAGED_DIR } from "./actions.ts";
 import { SIDECAR_DIR, sidecarKey, toAction } from "./checkpoint-reader.ts";
 import { checkpointStateFromLog } from "./checkpoint-writer.ts";
 import { parseLogFileName } from "./log-listing.ts";
 import { loadSnapshot } from "./snapshot.ts";
-import { DAY_MS, logRetentionMs } from "./table-config.ts";
+import { logRetentionMs } from "./table-config.ts";
 
 export interface CleanupOptions {
   /** The current time (epoch ms). */
@@ -137,7 +138,7 @@ export async function cleanupLog(
     for (const v of commits.keys()) latest = Math.max(latest, v);
     retentionMs = latest < 0 ? 0 : logRetentionMs(await latestConfiguration(store, root, latest));
   }
-  const cutoff = Math.floor((opts.now - retentionMs) / DAY_MS) * DAY_MS;
+  const cutoff = Math.floor((opts.now - retentionMs) / MILLIS_PER_DAY) * MILLIS_PER_DAY;
 
   // Step 2: K.
   const timestamps = monotonicMtimes(commits);
@@ -203,7 +204,7 @@ export async function cleanupLog(
   }
 
   // Step 4.
-  const oldSidecars = sidecarFiles.filter((s) => s.lastModified < opts.now - DAY_MS);
+  const oldSidecars = sidecarFiles.filter((s) => s.lastModified < opts.now - MILLIS_PER_DAY);
   if (oldSidecars.length > 0) {
     const remaining = checkpoints.filter((c) => k === undefined || c.version >= k);
     const referenced = new Set<string>();

@@ -9,6 +9,7 @@
  */
 import * as arrow from "apache-arrow";
 import { badRequest } from "../errors.ts";
+import { quoteIfNeeded, quotePath } from "../values/identifiers.ts";
 
 export type PrimitiveTypeName =
   | "string"
@@ -274,11 +275,6 @@ export const serializeSchema = (s: StructType): string => JSON.stringify(dataTyp
 // ---------------------------------------------------------------------------------------------
 // Validation
 
-const quoteIdent = (name: string): string => `\`${name.replaceAll("`", "``")}\``;
-
-/** `a`.`b` as Spark prints a nested column path in error messages. */
-export const quotePath = (path: readonly string[]): string => path.map(quoteIdent).join(".");
-
 /**
  * Rejects column names that repeat regardless of case, at every nesting level (Delta requires
  * unique names ignoring case, as Spark's default case-insensitive resolution does).
@@ -367,8 +363,6 @@ const SPARK_SIMPLE: Record<PrimitiveTypeName, string> = {
   timestamp_ntz: "timestamp_ntz",
 };
 
-const SIMPLE_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
 /** Spark's simpleString of a type, as the API reports column types ("bigint", "array<int>"). */
 export function sparkTypeName(t: DataType): string {
   if (typeof t === "string") return SPARK_SIMPLE[t];
@@ -380,111 +374,10 @@ export function sparkTypeName(t: DataType): string {
     case "map":
       return `map<${sparkTypeName(t.keyType)},${sparkTypeName(t.valueType)}>`;
     case "struct":
-      return `struct<${t.fields
-        .map(
-          (f) =>
-            `${SIMPLE_IDENT.test(f.name) ? f.name : quoteIdent(f.name)}:${sparkTypeName(f.type)}`,
-        )
-        .join(",")}>`;
+      return `struct<${t.fields.map((f) => `${quoteIfNeeded(f.name)}:${sparkTypeName(f.type)}`).join(",")}>`;
     case "unsupported":
       return t.name;
   }
-}
-
-const SQL_PRIMITIVES: Record<string, PrimitiveTypeName> = {
-  boolean: "boolean",
-  tinyint: "byte",
-  byte: "byte",
-  smallint: "short",
-  short: "short",
-  int: "integer",
-  integer: "integer",
-  bigint: "long",
-  long: "long",
-  float: "float",
-  real: "float",
-  double: "double",
-  date: "date",
-  timestamp: "timestamp",
-  timestamp_ltz: "timestamp",
-  timestamp_ntz: "timestamp_ntz",
-  string: "string",
-  binary: "binary",
-};
-
-type Token =
-  | { kind: "ident"; text: string; quoted: boolean; pos: number }
-  | { kind: "number"; text: string; pos: number }
-  | { kind: "string"; text: string; pos: number }
-  | { kind: "punct"; text: string; pos: number }
-  | { kind: "end"; text: ""; pos: number };
-
-function tokenize(src: string): Token[] {
-  const out: Token[] = [];
-  let i = 0;
-  while (i < src.length) {
-    const c = src[i];
-    if (/\s/.test(c)) {
-      i++;
-    } else if (/[A-Za-z_]/.test(c)) {
-      const start = i;
-      while (i < src.length && /[A-Za-z0-9_]/.test(src[i])) i++;
-      out.push({ kind: "ident", text: src.slice(start, i), quoted: false, pos: start });
-    } else if (/[0-9]/.test(c)) {
-      const start = i;
-      while (i < src.length && /[0-9]/.test(src[i])) i++;
-      out.push({ kind: "number", text: src.slice(start, i), pos: start });
-    } else if (c === "`") {
-      const start = i;
-      let text = "";
-      i++;
-      for (;;) {
-        if (i >= src.length) throw syntaxError(src, start);
-        if (src[i] === "`") {
-          if (src[i + 1] === "`") {
-            text += "`";
-            i += 2;
-            continue;
-          }
-          i++;
-          break;
-        }
-        text += src[i++];
-      }
-      out.push({ kind: "ident", text, quoted: true, pos: start });
-    } else if (c === "'" || c === '"') {
-      const start = i;
-      let text = "";
-      i++;
-      for (;;) {
-        if (i >= src.length) throw syntaxError(src, start);
-        if (src[i] === "\\" && i + 1 < src.length) {
-          text += src[i + 1];
-          i += 2;
-          continue;
-        }
-        if (src[i] === c) {
-          i++;
-          break;
-        }
-        text += src[i++];
-      }
-      out.push({ kind: "string", text, pos: start });
-    } else if ("<>(),:".includes(c)) {
-      out.push({ kind: "punct", text: c, pos: i });
-      i++;
-    } else {
-      throw syntaxError(src, i);
-    }
-  }
-  out.push({ kind: "end", text: "", pos: src.length });
-  return out;
-}
-
-function syntaxError(src: string, pos: number) {
-  const near =
-    pos >= src.length ? "end of input" : `'${src.slice(pos).split(/[\s<>(),:]/)[0] || src[pos]}'`;
-  return badRequest("PARSE_SYNTAX_ERROR", `Syntax error at or near ${near}.`, "42601");
 }
 
 const unsupportedDataType = (text: string) =>
@@ -503,144 +396,6 @@ export function checkDecimal(precision: number, scale: number): DecimalType {
     throw unsupportedDataType(`decimal(${precision},${scale})`);
   }
   return decimal(precision, scale);
-}
-
-/**
- * Parses a Spark SQL type as written in DDL: `INT`, `DECIMAL(10, 2)`, `ARRAY<STRING>`,
- * `MAP<STRING, INT>`, `STRUCT<a: INT NOT NULL COMMENT 'x', b STRING>`. Case-insensitive.
- * CHAR(n)/VARCHAR(n) become string (Spark keeps the length only as column metadata).
- */
-export function parseSparkTypeName(text: string): DataType {
-  const tokens = tokenize(text);
-  let p = 0;
-  const peek = () => tokens[p];
-  const next = () => tokens[p++];
-  const isKeyword = (t: Token, kw: string) =>
-    t.kind === "ident" && !t.quoted && t.text.toLowerCase() === kw;
-  const expect = (punct: string) => {
-    const t = next();
-    if (t.kind !== "punct" || t.text !== punct) throw syntaxError(text, t.pos);
-  };
-  const intParam = (): number => {
-    const t = next();
-    if (t.kind !== "number") throw syntaxError(text, t.pos);
-    return Number(t.text);
-  };
-
-  const parseType = (): DataType => {
-    const t = next();
-    if (t.kind !== "ident" || t.quoted) throw syntaxError(text, t.pos);
-    const name = t.text.toLowerCase();
-    switch (name) {
-      case "array": {
-        expect("<");
-        const el = parseType();
-        expect(">");
-        return arrayType(el, true);
-      }
-      case "map": {
-        expect("<");
-        const k = parseType();
-        expect(",");
-        const v = parseType();
-        expect(">");
-        return mapType(k, v, true);
-      }
-      case "struct": {
-        expect("<");
-        const fields: StructField[] = [];
-        if (peek().kind === "punct" && peek().text === ">") {
-          next();
-          return structType(fields);
-        }
-        for (;;) {
-          fields.push(parseField());
-          const sep = next();
-          if (sep.kind === "punct" && sep.text === ">") break;
-          if (sep.kind !== "punct" || sep.text !== ",") throw syntaxError(text, sep.pos);
-        }
-        const s = structType(fields);
-        checkDuplicateColumns(s);
-        return s;
-      }
-      case "decimal":
-      case "dec":
-      case "numeric": {
-        let precision = 10;
-        let scale = 0;
-        if (peek().kind === "punct" && peek().text === "(") {
-          next();
-          precision = intParam();
-          if (peek().kind === "punct" && peek().text === ",") {
-            next();
-            scale = intParam();
-          }
-          expect(")");
-        }
-        return checkDecimal(precision, scale);
-      }
-      case "char":
-      case "character":
-      case "varchar": {
-        if (!(peek().kind === "punct" && peek().text === "(")) {
-          const shown = t.text.toUpperCase();
-          throw badRequest(
-            "DATATYPE_MISSING_SIZE",
-            `DataType "${shown}" requires a length parameter, for example "${shown}"(10). Please specify the length.`,
-            "42K01",
-          );
-        }
-        next();
-        intParam();
-        expect(")");
-        return "string";
-      }
-      default: {
-        const prim = SQL_PRIMITIVES[name];
-        if (prim === undefined) {
-          let shown = t.text;
-          if (peek().kind === "punct" && peek().text === "(") {
-            const start = peek().pos;
-            while (peek().kind !== "end" && !(peek().kind === "punct" && peek().text === ")")) {
-              next();
-            }
-            shown += text.slice(start, peek().pos + 1);
-          }
-          throw unsupportedDataType(shown);
-        }
-        return prim;
-      }
-    }
-  };
-
-  const parseField = (): StructField => {
-    const nameTok = next();
-    if (nameTok.kind !== "ident") throw syntaxError(text, nameTok.pos);
-    if (peek().kind === "punct" && peek().text === ":") next();
-    const type = parseType();
-    let nullable = true;
-    const metadata: Record<string, unknown> = {};
-    for (;;) {
-      const t = peek();
-      if (isKeyword(t, "not")) {
-        next();
-        if (!isKeyword(next(), "null")) throw syntaxError(text, tokens[p - 1].pos);
-        nullable = false;
-      } else if (isKeyword(t, "comment")) {
-        next();
-        const c = next();
-        if (c.kind !== "string") throw syntaxError(text, c.pos);
-        metadata.comment = c.text;
-      } else {
-        break;
-      }
-    }
-    return structField(nameTok.text, type, nullable, metadata);
-  };
-
-  const result = parseType();
-  if (peek().kind !== "end") throw syntaxError(text, peek().pos);
-  return result;
 }
 
 // ---------------------------------------------------------------------------------------------

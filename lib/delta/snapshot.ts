@@ -22,6 +22,7 @@
 
 import { badRequest, notFound, SiltError, unsupportedFeature } from "../errors.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
+import { javaTimestamp, secondsTimestamp } from "../values/datetime-text.ts";
 import {
   type Action,
   type AddFile,
@@ -738,24 +739,6 @@ function optionalInt(v: string | undefined): number | undefined {
   if (v === undefined || v.trim() === "") return undefined;
   const n = Number(v);
   return Number.isFinite(n) ? n : undefined;
-}
-
-const two = (n: number) => String(n).padStart(2, "0");
-
-/** `yyyy-MM-dd HH:mm:ss`, UTC. */
-function secondsTimestamp(ms: number): string {
-  const d = new Date(ms);
-  return (
-    `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ` +
-    `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`
-  );
-}
-
-/** java.sql.Timestamp#toString in UTC, as Spark prints timestamps in these messages. */
-function javaTimestamp(ms: number): string {
-  const millis = ((ms % 1000) + 1000) % 1000;
-  const frac = millis === 0 ? "0" : String(millis).padStart(3, "0").replace(/0+$/, "");
-  return `${secondsTimestamp(ms)}.${frac}`;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@
  *    old table cannot stop maintenance (Delta validates these when they are set).
  */
 
-export const DAY_MS = 86_400_000;
+import { MILLIS_PER_DAY } from "../values/calendar.ts";
 
 /** Spark's defaults (DeltaConfigs). */
 export const DEFAULT_CHECKPOINT_INTERVAL = 10;
@@ -19,8 +19,8 @@ export const DEFAULT_LOG_RETENTION = "interval 30 days";
 export const DEFAULT_DELETED_FILE_RETENTION = "interval 1 week";
 
 const UNIT_MS: Record<string, number> = {
-  week: 7 * DAY_MS,
-  day: DAY_MS,
+  week: 7 * MILLIS_PER_DAY,
+  day: MILLIS_PER_DAY,
   hour: 3_600_000,
   minute: 60_000,
   second: 1_000,

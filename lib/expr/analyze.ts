@@ -10,13 +10,16 @@
  */
 import type { DataType, DecimalType, StructField } from "../delta/schema.ts";
 import { badRequest, SiltError } from "../errors.ts";
+import { javaDecimalString } from "../values/decimal-text.ts";
+import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
+import { quoteIdent, quoteIfNeeded, quotePath } from "../values/identifiers.ts";
 import { dataTypeMismatch } from "./ansi-errors.ts";
 import type { BinaryOp, Expr, Name, SqlType } from "./ast.ts";
 import { type ArgSpec, type FunctionDef, lookupFunction } from "./functions.ts";
 import { integralNegate } from "./scalar-arithmetic.ts";
 import { castScalar } from "./scalar-cast.ts";
 import { toScalar } from "./scalar-json.ts";
-import { decimalString, javaDoubleString, javaFloatString, sqlLiteral } from "./scalar-text.ts";
+import { sqlLiteral } from "./scalar-text.ts";
 import {
   type ArithOp,
   canAnsiCast,
@@ -33,8 +36,6 @@ import {
   isOrderable,
   ordinalNumber,
   quotedType,
-  quoteIdent,
-  quoteIfNeeded,
   type Scalar,
   sameType,
   sqlTypeName,
@@ -165,7 +166,7 @@ export type Typed =
 const unresolvedRoutine = (name: string, scope: Scope) => {
   const path = ["`system`.`builtin`", "`system`.`session`"];
   if (scope.currentSchema && scope.currentSchema.length > 0) {
-    path.push(scope.currentSchema.map(quoteIdent).join("."));
+    path.push(quotePath(scope.currentSchema));
   }
   return badRequest(
     "UNRESOLVED_ROUTINE",
@@ -180,8 +181,6 @@ export const wrongNumArgs = (name: string, expected: string, actual: number) =>
     `The ${quoteIdent(name)} requires ${expected} parameters but the actual number is ${actual}. Please, refer to 'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix.`,
     "42605",
   );
-
-const toSqlId = (parts: readonly string[]) => parts.map(quoteIdent).join(".");
 
 function levenshtein(a: string, b: string): number {
   const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -206,7 +205,7 @@ function suggestions(name: Name, candidates: string[][]): string[] {
   if (name.length === 1 && groupSize(1) === 1) stripped = candidates.map((c) => c.slice(-1));
   else if (name.length <= 2 && groupSize(2) === 1) stripped = candidates.map((c) => c.slice(-2));
   return stripped
-    .map((c) => toSqlId(c))
+    .map((c) => quotePath(c))
     .map((q, i) => ({ q, d: levenshtein(q, base), i }))
     .sort((x, y) => x.d - y.d || x.i - y.i)
     .slice(0, 5)
@@ -453,11 +452,13 @@ class Analyzer {
       });
       if (matches.length > 1) {
         const refs = matches
-          .map((m) => toSqlId([...(rels[m.rel].qualifier ?? []), rels[m.rel].columns[m.col].name]))
+          .map((m) =>
+            quotePath([...(rels[m.rel].qualifier ?? []), rels[m.rel].columns[m.col].name]),
+          )
           .sort();
         throw badRequest(
           "AMBIGUOUS_REFERENCE",
-          `Reference ${toSqlId(name)} is ambiguous, could be: [${refs.join(", ")}].`,
+          `Reference ${quotePath(name)} is ambiguous, could be: [${refs.join(", ")}].`,
           "42704",
         );
       }
@@ -489,7 +490,7 @@ class Analyzer {
       });
     }
     const candidates = rels.flatMap((r) => r.columns.map((c) => [...(r.qualifier ?? []), c.name]));
-    const objectName = toSqlId(name);
+    const objectName = quotePath(name);
     if (candidates.length === 0) {
       throw badRequest(
         "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
@@ -1170,7 +1171,7 @@ function prettyLiteral(v: Scalar | null, t: SqlType): string {
   if (isIntegral(t)) return String(v);
   if (t === "double") return javaDoubleString(v as number);
   if (t === "float") return javaFloatString(v as number);
-  if (isDecimalType(t)) return decimalString(v as bigint, t.scale);
+  if (isDecimalType(t)) return javaDecimalString(v as bigint, t.scale);
   return sqlLiteral(v, t);
 }
 

@@ -3,8 +3,9 @@
  * where its layout allows, and a result handed back as Arrow data of the SQL type.
  */
 import * as arrow from "apache-arrow";
+import { arrowValues } from "../data/arrow-to-json.ts";
 import { conformData } from "../data/cast.ts";
-import { arrowValues, valuesToArrow } from "../data/json-rows.ts";
+import { valuesToArrow } from "../data/json-to-arrow.ts";
 import { type DataType, toArrowType } from "../delta/schema.ts";
 import type { SqlType } from "./ast.ts";
 import { fromScalar, toScalar } from "./scalar-json.ts";

@@ -18,8 +18,8 @@ export type Name = string[];
 export type SqlType = DataType | "null";
 
 /**
- * A literal's value in the canonical JSON form of DESIGN §6 (as lib/data/json-rows.ts accepts
- * and produces): integers as numbers (bigint beyond 2^53), decimals as strings with their scale
+ * A literal's value in the canonical JSON form of DESIGN §6 (lib/data/json-encoding.ts lists
+ * it): integers as numbers (bigint beyond 2^53), decimals as strings with their scale
  * ("9.50"), dates "YYYY-MM-DD", timestamps ISO-8601, binary base64, NULL as null.
  */
 export type LiteralValue = null | boolean | number | bigint | string;

@@ -4,7 +4,7 @@
  * set up the evaluator of evaluator.ts for a batch and hand its result back as Arrow data.
  */
 import * as arrow from "apache-arrow";
-import { valuesToArrow } from "../data/json-rows.ts";
+import { valuesToArrow } from "../data/json-to-arrow.ts";
 import type { DataType } from "../delta/schema.ts";
 import { internal } from "../errors.ts";
 import type { Typed, TypedColumn } from "./analyze.ts";

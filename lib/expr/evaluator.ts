@@ -8,8 +8,10 @@
  * is raised: AND/OR, CASE, COALESCE and IN evaluate their later operands only on the rows that
  * still need them (when those operands can raise at all; otherwise they run on every row).
  */
+
 import type * as arrow from "apache-arrow";
 import { internal } from "../errors.ts";
+import { MICROS_PER_DAY_N } from "../values/calendar.ts";
 import type { Typed, TypedColumn } from "./analyze.ts";
 import { divideByZero } from "./ansi-errors.ts";
 import { arrowValidity, fromArrow } from "./arrow-vectors.ts";
@@ -32,7 +34,6 @@ import { integralNegate, integralOverflow } from "./scalar-arithmetic.ts";
 import { castScalar } from "./scalar-cast.ts";
 import { toScalar } from "./scalar-json.ts";
 import { compareScalars } from "./scalar-order.ts";
-import { MICROS_PER_DAY } from "./scalar-parse.ts";
 import {
   decimalIsWiderThan,
   INT_RANK,
@@ -280,7 +281,7 @@ export class Evaluator {
     }
     if (v.tag === "i32" && from === "date" && isTimestamp(to)) {
       const data = new BigInt64Array(n);
-      for (let i = 0; i < n; i++) data[i] = BigInt(v.data[i]) * MICROS_PER_DAY;
+      for (let i = 0; i < n; i++) data[i] = BigInt(v.data[i]) * MICROS_PER_DAY_N;
       return { tag: "i64", n, valid: v.valid, data, words: new Int32Array(data.buffer, 0, n * 2) };
     }
     return generate(to, n, (i) => {

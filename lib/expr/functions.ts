@@ -8,29 +8,17 @@
  * their lazily evaluated arguments follow the same rules as CASE.
  */
 
-import { civilFromDays, daysFromCivil, formatDecimal, parseDecimal } from "../data/json-rows.ts";
 import { decimal } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
+import { civilFromDays, daysFromCivil, daysInMonth, MICROS_PER_DAY_N } from "../values/calendar.ts";
+import { divHalfUp, fitsPrecision, pow10n, rescale } from "../values/decimal-scale.ts";
+import { formatDecimal, parseDecimal } from "../values/decimal-text.ts";
 import type { ResolveContext, Typed } from "./analyze.ts";
 import { arithmeticOverflow, castInvalidInput, decimalOutOfRange } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
-import {
-  divHalfUp,
-  fitsPrecision,
-  INT64_MAX,
-  INT64_MIN,
-  integralNegate,
-  pow10n,
-  rescale,
-} from "./scalar-arithmetic.ts";
+import { INT64_MAX, INT64_MIN, integralNegate } from "./scalar-arithmetic.ts";
 import { compareScalars } from "./scalar-order.ts";
-import {
-  daysInMonth,
-  floorDivN,
-  MICROS_PER_DAY,
-  parseSparkDate,
-  parseSparkTimestamp,
-} from "./scalar-parse.ts";
+import { floorDivN, parseSparkDate, parseSparkTimestamp } from "./scalar-parse.ts";
 import {
   boundedDecimal,
   isDecimalType,
@@ -555,7 +543,7 @@ simple("dayofyear", [1, 1], ["date"], "integer", ([d]) => {
 });
 
 const MICROS_PER_HOUR = 3_600_000_000n;
-const timeOfDay = (ts: bigint): bigint => ts - floorDivN(ts, MICROS_PER_DAY) * MICROS_PER_DAY;
+const timeOfDay = (ts: bigint): bigint => ts - floorDivN(ts, MICROS_PER_DAY_N) * MICROS_PER_DAY_N;
 simple("hour", [1, 1], ["timestamp"], "integer", ([t]) =>
   Number(timeOfDay(t as bigint) / MICROS_PER_HOUR),
 );
@@ -571,7 +559,7 @@ define({
   kind: "scalar",
   arity: { min: 0, max: 0 },
   resolve: () => call("current_date", [], "date", false),
-  eval: (_args, _node, env) => Number(floorDivN(env.now, MICROS_PER_DAY)),
+  eval: (_args, _node, env) => Number(floorDivN(env.now, MICROS_PER_DAY_N)),
 });
 define(
   {
@@ -646,7 +634,7 @@ define({
     const p = parseWithPattern(s as string, fmt as string);
     const days = BigInt(daysFromCivil(p.year, p.month, p.day));
     return (
-      days * MICROS_PER_DAY +
+      days * MICROS_PER_DAY_N +
       BigInt(((p.hour * 60 + p.minute) * 60 + p.second) * 1_000_000 + p.micros)
     );
   },

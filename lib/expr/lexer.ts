@@ -7,6 +7,7 @@
  * Every failure is a SiltError whose message ends with Spark's ` (line L, pos P)`, P 0-based.
  */
 import { badRequest, type SiltError } from "../errors.ts";
+import { scanBackQuoted } from "../values/identifiers.ts";
 import type { Pos } from "./ast.ts";
 
 export type NumberKind =
@@ -281,31 +282,17 @@ export class Lexer {
   }
 
   private quotedIdentifier(): Token {
-    const src = this.src;
     const start = this.i;
-    let out = "";
-    let j = start + 1;
-    for (;;) {
-      if (j >= src.length) {
-        throw syntaxError(
-          src,
-          this.token("quoted", "", start, src.length),
-          ": unclosed identifier",
-        );
-      }
-      if (src[j] === "`") {
-        if (src[j + 1] === "`") {
-          out += "`";
-          j += 2;
-          continue;
-        }
-        j++;
-        break;
-      }
-      out += src[j++];
+    const quoted = scanBackQuoted(this.src, start);
+    if (!quoted) {
+      throw syntaxError(
+        this.src,
+        this.token("quoted", "", start, this.src.length),
+        ": unclosed identifier",
+      );
     }
-    this.i = j;
-    return this.token("quoted", out, start, j);
+    this.i = quoted.end;
+    return this.token("quoted", quoted.name, start, quoted.end);
   }
 
   /**

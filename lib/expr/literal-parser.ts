@@ -5,14 +5,10 @@
  * in the canonical text forms the analyser reads.
  */
 
-import {
-  daysFromCivil,
-  formatDate,
-  formatTimestamp,
-  parseTimestamp,
-  shortestFloat32,
-} from "../data/json-rows.ts";
 import { checkDecimal } from "../delta/schema.ts";
+import { checkedDaysFromCivil, microsFromDays } from "../values/calendar.ts";
+import { formatDate, formatTimestamp, parseTimestamp } from "../values/datetime-text.ts";
+import { shortestFloat32 } from "../values/float-text.ts";
 import type { Expr, Pos } from "./ast.ts";
 import { parseError, type Token } from "./lexer.ts";
 import { withPos } from "./parser-base.ts";
@@ -155,14 +151,8 @@ export function typedLiteral(kind: string, text: string, pos: Pos): Expr {
       const ntz = kind === "TIMESTAMP_NTZ";
       // Spark refuses a zone in a TIMESTAMP_NTZ literal rather than dropping it.
       if (ntz && /:\d{1,2}(?:[.,]\d*)?\s*(?:Z|UTC|GMT|[+-]\d)/i.test(text)) throw invalid();
-      let micros: number | bigint | undefined;
       const partial = civilDays(text, PARTIAL_DATE);
-      if (partial !== undefined) {
-        const big = BigInt(partial) * 86_400_000_000n;
-        micros = big <= SAFE_MAX && big >= -SAFE_MAX ? Number(big) : big;
-      } else {
-        micros = parseTimestamp(text, ntz);
-      }
+      const micros = partial !== undefined ? microsFromDays(partial, 0) : parseTimestamp(text, ntz);
       if (micros === undefined) throw invalid();
       return {
         kind: "literal",
@@ -178,14 +168,5 @@ export function typedLiteral(kind: string, text: string, pos: Pos): Expr {
 function civilDays(text: string, re: RegExp): number | undefined {
   const m = re.exec(text);
   if (!m) return undefined;
-  const y = Number(m[1]);
-  const mo = m[2] === undefined ? 1 : Number(m[2]);
-  const d = m[3] === undefined ? 1 : Number(m[3]);
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return undefined;
-  return daysFromCivil(y, mo, d);
-}
-
-function daysInMonth(y: number, m: number): number {
-  if (m === 2) return (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 29 : 28;
-  return m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
+  return checkedDaysFromCivil(Number(m[1]), Number(m[2] ?? 1), Number(m[3] ?? 1));
 }

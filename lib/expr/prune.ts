@@ -13,8 +13,8 @@
  */
 
 import type { ParquetFooter, ParquetRowGroup } from "../data/parquet.ts";
+import { parsePartitionValue } from "../data/partition-values.ts";
 import type { AddFile } from "../delta/actions.ts";
-import { parsePartitionValue } from "../delta/partition-values.ts";
 import type { StructType } from "../delta/schema.ts";
 import { referencedColumns, type Typed, type TypedColumn } from "./analyze.ts";
 import type { SqlType } from "./ast.ts";

@@ -3,9 +3,11 @@
  * through a 38-digit context, java.math.MathContext(38), as Spark's Decimal does) and integral
  * arithmetic with Spark's overflow checks.
  */
-import { formatDecimal } from "../data/json-rows.ts";
+
 import { type DecimalType, MAX_DECIMAL_PRECISION } from "../delta/schema.ts";
 import type { SiltError } from "../errors.ts";
+import { divHalfUp, fitsPrecision, pow10n, rescale } from "../values/decimal-scale.ts";
+import { formatDecimal } from "../values/decimal-text.ts";
 import {
   arithmeticOverflow,
   binaryArithmeticOverflow,
@@ -17,33 +19,6 @@ import type { ArithOp, IntegralName } from "./types.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Exact decimal arithmetic on bigint unscaled values
-
-const POW10N: bigint[] = [1n];
-export function pow10n(n: number): bigint {
-  for (let i = POW10N.length; i <= n; i++) POW10N.push(POW10N[i - 1] * 10n);
-  return POW10N[n];
-}
-
-/** n / d rounded half away from zero (Java's HALF_UP). */
-export function divHalfUp(n: bigint, d: bigint): bigint {
-  const q = n / d;
-  const r = n - q * d;
-  if (r === 0n) return q;
-  const ar = r < 0n ? -r : r;
-  const ad = d < 0n ? -d : d;
-  if (ar * 2n >= ad) return n < 0n !== d < 0n ? q - 1n : q + 1n;
-  return q;
-}
-
-/** Unscaled value at scale `from` brought to scale `to`, rounding HALF_UP when shortening. */
-export function rescale(u: bigint, from: number, to: number): bigint {
-  if (to === from) return u;
-  if (to > from) return u * pow10n(to - from);
-  return divHalfUp(u, pow10n(from - to));
-}
-
-export const fitsPrecision = (u: bigint, precision: number): boolean =>
-  (u < 0n ? -u : u) < pow10n(precision);
 
 function digitCount(u: bigint): number {
   return (u < 0n ? -u : u).toString().length;
@@ -57,13 +32,9 @@ function roundToContext(u: bigint, scale: number): [bigint, number] {
   return [divHalfUp(u, pow10n(drop)), scale - drop];
 }
 
-/** The value text Spark shows for a decimal that does not fit its type. */
-export const plainDecimal = (u: bigint, scale: number): string =>
-  scale >= 0 ? formatDecimal(u, scale) : (u * pow10n(-scale)).toString();
-
 function checkDecimal(u: bigint, scale: number, t: DecimalType): bigint {
   const r = rescale(u, scale, t.scale);
-  if (!fitsPrecision(r, t.precision)) throw decimalOutOfRange(plainDecimal(r, t.scale), t);
+  if (!fitsPrecision(r, t.precision)) throw decimalOutOfRange(formatDecimal(r, t.scale), t);
   return r;
 }
 

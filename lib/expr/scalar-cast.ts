@@ -2,14 +2,14 @@
  * CAST of a scalar with ANSI semantics, and Spark's text of every value (CAST to STRING,
  * arrays, structs and maps included).
  */
-import {
-  formatDate,
-  formatDecimal,
-  formatTimestampSpark,
-  parseDecimal,
-} from "../data/json-rows.ts";
+
 import { type DecimalType, MAX_DECIMAL_PRECISION } from "../delta/schema.ts";
 import { SiltError } from "../errors.ts";
+import { MICROS_PER_DAY_N } from "../values/calendar.ts";
+import { formatDate, formatTimestampSpark } from "../values/datetime-text.ts";
+import { fitsPrecision, pow10n, rescale } from "../values/decimal-scale.ts";
+import { formatDecimal, javaDecimalString, parseDecimal } from "../values/decimal-text.ts";
+import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
 import {
   arithmeticOverflow,
   castInvalidInput,
@@ -17,27 +17,17 @@ import {
   decimalOutOfRange,
 } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
-import {
-  fitsPrecision,
-  INT64_MAX,
-  INT64_MIN,
-  integralRange,
-  plainDecimal,
-  pow10n,
-  rescale,
-} from "./scalar-arithmetic.ts";
+import { INT64_MAX, INT64_MIN, integralRange } from "./scalar-arithmetic.ts";
 import { fromScalar, toScalar } from "./scalar-json.ts";
 import {
   FALSE_STRINGS,
   floorDivN,
-  MICROS_PER_DAY,
   parseFloating,
   parseSparkDate,
   parseSparkTimestamp,
   TRUE_STRINGS,
   trimControl,
 } from "./scalar-parse.ts";
-import { decimalString, javaDoubleString, javaFloatString } from "./scalar-text.ts";
 import {
   type IntegralName,
   isComplex,
@@ -120,7 +110,7 @@ function castValue(v: Scalar, from: SqlType, to: SqlType): Scalar | null {
         if (d === undefined) throw castInvalidInput(v, from, to);
         return d;
       }
-      return Number(floorDivN(v as bigint, MICROS_PER_DAY));
+      return Number(floorDivN(v as bigint, MICROS_PER_DAY_N));
     case "timestamp":
     case "timestamp_ntz":
       if (from === "string") {
@@ -128,7 +118,7 @@ function castValue(v: Scalar, from: SqlType, to: SqlType): Scalar | null {
         if (m === undefined) throw castInvalidInput(v, from, to);
         return m;
       }
-      if (from === "date") return BigInt(v as number) * MICROS_PER_DAY;
+      if (from === "date") return BigInt(v as number) * MICROS_PER_DAY_N;
       if (isTimestamp(from)) return v;
       return numericToTimestamp(v, from);
     default:
@@ -218,7 +208,7 @@ function toDecimal(v: Scalar, from: SqlType, to: DecimalType): bigint | null {
     scale = 0;
   }
   const r = rescale(u, scale, to.scale);
-  if (!fitsPrecision(r, to.precision)) throw decimalOutOfRange(plainDecimal(r, to.scale), to);
+  if (!fitsPrecision(r, to.precision)) throw decimalOutOfRange(formatDecimal(r, to.scale), to);
   return r;
 }
 
@@ -248,7 +238,7 @@ function castComplex(v: Scalar, from: SqlType, to: SqlType): Scalar {
 /** CAST(x AS STRING) of a non-null scalar. */
 export function scalarToString(v: Scalar, t: SqlType): string {
   if (typeof t === "object") {
-    if (t.type === "decimal") return decimalString(v as bigint, t.scale);
+    if (t.type === "decimal") return javaDecimalString(v as bigint, t.scale);
     return complexToString(v, t);
   }
   switch (t) {

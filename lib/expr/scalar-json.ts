@@ -2,18 +2,15 @@
  * Canonical JSON values (DESIGN §6) <-> scalars: how a value read from JSON rows, partition
  * values or statistics becomes a scalar of its type, and back.
  */
-import {
-  formatDate,
-  formatDecimal,
-  formatTimestamp,
-  parseDecimal,
-  shortestFloat32,
-} from "../data/json-rows.ts";
+
 import { DecimalValue } from "../data/stats.ts";
 import { MAX_DECIMAL_PRECISION } from "../delta/schema.ts";
+import { formatDate, formatTimestamp } from "../values/datetime-text.ts";
+import { pow10n, rescale } from "../values/decimal-scale.ts";
+import { formatDecimal, parseDecimal } from "../values/decimal-text.ts";
+import { shortestFloat32 } from "../values/float-text.ts";
 import { castInvalidInput } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
-import { pow10n, rescale } from "./scalar-arithmetic.ts";
 import { parseFloating, parseSparkDate, parseSparkTimestamp } from "./scalar-parse.ts";
 import type { Scalar } from "./types.ts";
 

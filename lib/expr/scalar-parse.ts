@@ -2,7 +2,8 @@
  * Text parsing as Spark's casts do it: Java's trim, floating-point text (with d/f suffixes),
  * Spark's partial dates and timestamps, and the strings that cast to TRUE and FALSE.
  */
-import { daysFromCivil, parseTimestamp } from "../data/json-rows.ts";
+import { checkedDaysFromCivil, MICROS_PER_DAY_N } from "../values/calendar.ts";
+import { parseTimestamp } from "../values/datetime-text.ts";
 
 /** Trims what Java's String.trim trims (every char <= U+0020), as Spark's casts do. */
 export function trimControl(s: string): string {
@@ -38,21 +39,13 @@ export function parseFloating(text: string): number | undefined {
   }
 }
 
-const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-export const daysInMonth = (y: number, m: number): number =>
-  m === 2 ? (isLeap(y) ? 29 : 28) : m === 4 || m === 6 || m === 9 || m === 11 ? 30 : 31;
-
 const SPARK_DATE = /^([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[T ].*)?)?)?$/s;
 
 /** Spark's stringToDate: `yyyy`, `yyyy-[m]m`, `yyyy-[m]m-[d]d[T ]…`; undefined if invalid. */
 export function parseSparkDate(text: string): number | undefined {
   const m = SPARK_DATE.exec(trimControl(text));
   if (!m) return undefined;
-  const y = Number(m[1]);
-  const mo = m[2] === undefined ? 1 : Number(m[2]);
-  const d = m[3] === undefined ? 1 : Number(m[3]);
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return undefined;
-  return daysFromCivil(y, mo, d);
+  return checkedDaysFromCivil(Number(m[1]), Number(m[2] ?? 1), Number(m[3] ?? 1));
 }
 
 const YEAR_ONLY = /^[+-]?\d{4,7}$/;
@@ -63,13 +56,11 @@ export function parseSparkTimestamp(text: string, ntz: boolean): bigint | undefi
   const s = trimControl(text);
   if (YEAR_ONLY.test(s) || YEAR_MONTH.test(s)) {
     const days = parseSparkDate(s);
-    return days === undefined ? undefined : BigInt(days) * MICROS_PER_DAY;
+    return days === undefined ? undefined : BigInt(days) * MICROS_PER_DAY_N;
   }
   const m = parseTimestamp(s, ntz);
   return m === undefined ? undefined : BigInt(m);
 }
-
-export const MICROS_PER_DAY = 86_400_000_000n;
 
 /** floor(a / b) on bigints. */
 export function floorDivN(a: bigint, b: bigint): bigint {

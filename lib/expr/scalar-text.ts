@@ -1,34 +1,12 @@
 /**
- * Spark's text forms of scalars where they differ from JavaScript's: Java's Double.toString and
- * Float.toString, BigDecimal.toString, and Literal.sql (how a value prints in an error message).
+ * Spark's Literal.sql: how a scalar prints as a SQL literal in an error message.
  */
-import { formatDate, formatTimestampSpark, shortestFloat32 } from "../data/json-rows.ts";
-import { DecimalValue } from "../data/stats.ts";
+
+import { formatDate, formatTimestampSpark } from "../values/datetime-text.ts";
+import { javaDecimalString } from "../values/decimal-text.ts";
+import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
 import type { SqlType } from "./ast.ts";
 import type { Scalar } from "./types.ts";
-
-/** Java's Double.toString: "1.0", "1.0E10", "1.0E-5", "NaN", "Infinity". */
-export function javaDoubleString(x: number): string {
-  if (Number.isNaN(x)) return "NaN";
-  if (x === Number.POSITIVE_INFINITY) return "Infinity";
-  if (x === Number.NEGATIVE_INFINITY) return "-Infinity";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const abs = Math.abs(x);
-  if (abs >= 1e-3 && abs < 1e7) {
-    const s = String(x);
-    return s.includes(".") ? s : `${s}.0`;
-  }
-  const [mantissa, exp] = x.toExponential().split("e");
-  return `${mantissa.includes(".") ? mantissa : `${mantissa}.0`}E${exp.startsWith("+") ? exp.slice(1) : exp}`;
-}
-
-/** Java's Float.toString of a float value held as a JS number. */
-export const javaFloatString = (x: number): string =>
-  javaDoubleString(Number.isFinite(x) ? shortestFloat32(Math.fround(x)) : x);
-
-/** Java BigDecimal.toString of a decimal scalar (scientific below 1E-6, as Spark prints). */
-export const decimalString = (u: bigint, scale: number): string =>
-  new DecimalValue(u, scale).toString();
 
 const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex").toUpperCase();
 
@@ -36,7 +14,7 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex").toUpperCas
 export function sqlLiteral(v: Scalar | null, t: SqlType): string {
   if (v === null) return "NULL";
   if (typeof t === "object") {
-    if (t.type === "decimal") return `${decimalString(v as bigint, t.scale)}BD`;
+    if (t.type === "decimal") return `${javaDecimalString(v as bigint, t.scale)}BD`;
     return JSON.stringify(v);
   }
   switch (t) {

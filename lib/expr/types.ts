@@ -17,6 +17,7 @@ import {
   MAX_DECIMAL_PRECISION,
   sparkTypeName,
 } from "../delta/schema.ts";
+import { quoteIfNeeded } from "../values/identifiers.ts";
 import type { SqlType } from "./ast.ts";
 
 export type Scalar = boolean | number | bigint | string | Uint8Array | object;
@@ -88,14 +89,6 @@ export function isOrderable(t: SqlType): boolean {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Names in messages
-
-const SIMPLE_IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-export const quoteIdent = (name: string): string => `\`${name.replaceAll("`", "``")}\``;
-export const quoteIfNeeded = (name: string): string =>
-  SIMPLE_IDENT.test(name) ? name : quoteIdent(name);
-
 /** Spark's DataType.sql: "INT", "DECIMAL(3,2)", "ARRAY<INT>", "STRUCT<a: INT>", "VOID". */
 export function sqlTypeName(t: SqlType): string {
   if (t === "null") return "VOID";

@@ -28,7 +28,6 @@ import {
   assertSupportedTypes,
   type DataType,
   isStruct,
-  quotePath,
   type StructField,
   type StructType,
   serializeSchema,
@@ -36,6 +35,7 @@ import {
 } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import type { ColumnChange, Name, NewColumn } from "../expr/ast.ts";
+import { quotePath } from "../values/identifiers.ts";
 import { commitMetadataChange } from "./alter-table.ts";
 import { openTable, type TableRef } from "./open-table.ts";
 import { protocolUnion, sameProtocol } from "./write-commit.ts";

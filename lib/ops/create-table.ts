@@ -26,12 +26,12 @@ import {
   isArray,
   isMap,
   isStruct,
-  parseSparkTypeName,
   type StructField,
   type StructType,
   serializeSchema,
 } from "../delta/schema.ts";
 import { newTableProfile } from "../delta/table-profile.ts";
+import { parseSparkTypeName } from "../delta/type-name-parser.ts";
 import { badRequest, SiltError } from "../errors.ts";
 import { commitNewTable } from "./commit.ts";
 import { displayName, resolveName, type TableRef } from "./open-table.ts";

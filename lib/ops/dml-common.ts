@@ -14,9 +14,9 @@
 import type { ReadSet } from "../commit/conflicts.ts";
 import { dmlOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
+import { parsePartitionValue } from "../data/partition-values.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
-import { parsePartitionValue } from "../delta/partition-values.ts";
 import type { StructField } from "../delta/schema.ts";
 import { badRequest, SiltError } from "../errors.ts";
 import {

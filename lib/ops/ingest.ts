@@ -34,6 +34,7 @@ import type { Snapshot } from "../delta/snapshot.ts";
 import { badRequest, conflict, SiltError } from "../errors.ts";
 import type { MergeClause } from "../expr/ast.ts";
 import { parseExpression } from "../expr/parse.ts";
+import { quoteIdent } from "../values/identifiers.ts";
 import { commitAppend } from "./append.ts";
 import { toTableRows } from "./input-rows.ts";
 import { mergeInto } from "./merge.ts";
@@ -288,8 +289,9 @@ async function mergeCommit(
       );
     }
   }
-  const quote = (n: string) => `\`${n.replaceAll("`", "``")}\``;
-  const on = parseExpression(keys.map((k) => `t.${quote(k)} = s.${quote(k)}`).join(" AND "));
+  const on = parseExpression(
+    keys.map((k) => `t.${quoteIdent(k)} = s.${quoteIdent(k)}`).join(" AND "),
+  );
   const clauses: MergeClause[] = [
     { kind: "matched", action: { kind: "updateStar" } },
     { kind: "notMatched", action: { kind: "insertStar" } },

@@ -4,8 +4,9 @@
  * input fails here, before any file is written.
  */
 import * as arrow from "apache-arrow";
+import { arrowValues } from "../data/arrow-to-json.ts";
 import { conformData } from "../data/cast.ts";
-import { arrowValues, rowsToArrow, valuesToArrow } from "../data/json-rows.ts";
+import { rowsToArrow, valuesToArrow } from "../data/json-to-arrow.ts";
 import { combineChunks } from "../data/kernels.ts";
 import { type StructType, toArrowType } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";

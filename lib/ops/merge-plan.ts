@@ -45,7 +45,7 @@ import {
   type Typed,
 } from "../expr/analyze.ts";
 import type { Expr, MergeClause, Name, SqlType } from "../expr/ast.ts";
-import { quoteIfNeeded } from "../expr/types.ts";
+import { quoteIfNeeded } from "../values/identifiers.ts";
 import { type Assignment, type ColumnPlan, fieldOf, planColumns } from "./assignments.ts";
 
 /** The merge source, already materialized: typed columns and their rows. */

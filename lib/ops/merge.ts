@@ -32,7 +32,7 @@
 import * as arrow from "apache-arrow";
 import { READ_WHOLE_TABLE, type ReadSet } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
-import { arrowValues } from "../data/json-rows.ts";
+import { arrowValues } from "../data/arrow-to-json.ts";
 import { combineChunks, concatTables, takeRows } from "../data/kernels.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import {

@@ -14,9 +14,9 @@
  */
 import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
+import { parsePartitionValue } from "../data/partition-values.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
-import { parsePartitionValue } from "../delta/partition-values.ts";
 import type { InputRows } from "./input-rows.ts";
 import type { OpenTable, TableRef } from "./open-table.ts";
 import { removeOf } from "./row-deletes.ts";

@@ -13,10 +13,10 @@ import * as arrow from "apache-arrow";
 import { conformData } from "../data/cast.ts";
 import { combineChunks, concatTables, constantColumn, filterTable } from "../data/kernels.ts";
 import { type ParquetFooter, readParquet, readParquetFooter } from "../data/parquet.ts";
+import { decodeAddPath, parsePartitionValue } from "../data/partition-values.ts";
 import type { AddFile } from "../delta/actions.ts";
 import { alignToLogical, columnMappingMode, physicalName } from "../delta/column-mapping.ts";
 import { deletedRowMask, loadDeletionVector } from "../delta/deletion-vectors.ts";
-import { decodeAddPath, parsePartitionValue } from "../delta/partition-values.ts";
 import {
   type MaterializedColumns,
   materializedColumns,

@@ -26,11 +26,11 @@
 import * as arrow from "apache-arrow";
 import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
-import { arrowValues } from "../data/json-rows.ts";
+import { arrowValues } from "../data/arrow-to-json.ts";
 import { combineChunks, takeRows } from "../data/kernels.ts";
+import { parsePartitionValue } from "../data/partition-values.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
-import { parsePartitionValue } from "../delta/partition-values.ts";
 import type { DataType } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import {
@@ -44,7 +44,7 @@ import {
 } from "../expr/analyze.ts";
 import type { Expr, Name, SqlType } from "../expr/ast.ts";
 import { evaluatePredicate, evaluateTable } from "../expr/evaluate.ts";
-import { quoteIdent } from "../expr/types.ts";
+import { quoteIdent } from "../values/identifiers.ts";
 import type { InputRows } from "./input-rows.ts";
 import type { OpenTable, TableRef } from "./open-table.ts";
 import { selectiveOverwriteMetrics } from "./replace-where.ts";

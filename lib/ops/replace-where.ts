@@ -17,10 +17,10 @@
  */
 import type * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
-import { arrowValues } from "../data/json-rows.ts";
+import { arrowValues } from "../data/arrow-to-json.ts";
+import { parsePartitionValue } from "../data/partition-values.ts";
 import type { Action } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
-import { parsePartitionValue } from "../delta/partition-values.ts";
 import type { DataType } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
 import {

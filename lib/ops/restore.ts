@@ -24,6 +24,7 @@ import { COLUMN_MAPPING_MAX_ID_KEY, configuredMaxColumnId } from "../delta/colum
 import { dvFileKey } from "../delta/deletion-vectors.ts";
 import { logicalFileKey, parseTimestamp, type Snapshot } from "../delta/snapshot.ts";
 import { badRequest, SiltError } from "../errors.ts";
+import { javaTimestamp } from "../values/datetime-text.ts";
 import { commit } from "./commit.ts";
 import { openTable, readSnapshot, type TableRef } from "./open-table.ts";
 import { fileKey } from "./read-files.ts";
@@ -100,7 +101,8 @@ export async function restoreTable(
     restoreOperation(
       {
         version: req.version ?? null,
-        timestamp: req.timestamp === undefined ? null : javaTimestamp(req.timestamp),
+        timestamp:
+          req.timestamp === undefined ? null : javaTimestamp(parseTimestamp(req.timestamp)),
       },
       Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, String(v)])),
       source.version,
@@ -212,17 +214,4 @@ function restoredDomains(source: Snapshot, latest: Snapshot): Action[] {
     }
   }
   return out;
-}
-
-/** java.sql.Timestamp#toString (UTC), the way Spark records a RESTORE's timestamp. */
-function javaTimestamp(ts: number | string): string {
-  const ms = parseTimestamp(ts);
-  const d = new Date(ms);
-  const two = (n: number) => String(n).padStart(2, "0");
-  const millis = ((ms % 1000) + 1000) % 1000;
-  const frac = millis === 0 ? "0" : String(millis).padStart(3, "0").replace(/0+$/, "");
-  return (
-    `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ` +
-    `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}.${frac}`
-  );
 }

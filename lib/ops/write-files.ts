@@ -15,17 +15,13 @@
 import { randomUUID } from "node:crypto";
 import * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
-import { arrowValues } from "../data/json-rows.ts";
+import { arrowValues } from "../data/arrow-to-json.ts";
 import { combineChunks, takeRows } from "../data/kernels.ts";
 import { writeParquet } from "../data/parquet.ts";
+import { encodeAddPath, partitionPath, serializePartitionValue } from "../data/partition-values.ts";
 import { computeFileStats, serializeStats } from "../data/stats.ts";
 import type { Action, AddFile, Metadata } from "../delta/actions.ts";
 import { columnMappingMode, physicalName } from "../delta/column-mapping.ts";
-import {
-  encodeAddPath,
-  partitionPath,
-  serializePartitionValue,
-} from "../delta/partition-values.ts";
 import {
   materializedColumns,
   materializedVectors,

@@ -13,7 +13,7 @@
  * `valid` is one byte per row (1 = not NULL), absent when the column has no NULL.
  */
 import * as arrow from "apache-arrow";
-import { arrowValues } from "../data/json-rows.ts";
+import { arrowValues } from "../data/arrow-to-json.ts";
 import type { DataType } from "../delta/schema.ts";
 import type { SqlType } from "../expr/ast.ts";
 import { fromScalar, toScalar } from "../expr/scalar-json.ts";

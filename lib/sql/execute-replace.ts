@@ -12,9 +12,10 @@
  * The table is opened before the source query runs, and the operation commits on that snapshot,
  * so `INSERT OVERWRITE t SELECT … FROM t` reads exactly the version it replaces.
  */
+
 import * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
-import { valuesToArrow } from "../data/json-rows.ts";
+import { valuesToArrow } from "../data/json-to-arrow.ts";
 import { combineChunks } from "../data/kernels.ts";
 import type { DataType } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
@@ -22,7 +23,6 @@ import { analyze, expressionSql } from "../expr/analyze.ts";
 import type { Expr, Statement } from "../expr/ast.ts";
 import { evaluateScalar } from "../expr/evaluate.ts";
 import { fromScalar } from "../expr/scalar-json.ts";
-import { quoteIdent } from "../expr/types.ts";
 import { appendRows } from "../ops/append.ts";
 import { displayName, type OpenTable, openTable } from "../ops/open-table.ts";
 import { overwriteRows } from "../ops/overwrite.ts";
@@ -31,6 +31,8 @@ import { replaceUsing } from "../ops/replace-using.ts";
 import { replaceWhere } from "../ops/replace-where.ts";
 import { restoreTable } from "../ops/restore.ts";
 import { WRITE_ACCESS, type WriteResult } from "../ops/write-commit.ts";
+import { MILLIS_PER_DAY } from "../values/calendar.ts";
+import { quoteIdent } from "../values/identifiers.ts";
 import { checkManagedDelta, EMPTY, type SqlResult } from "./execute-ddl.ts";
 import { type Relation, runQuery } from "./query.ts";
 import type { SqlSession } from "./session.ts";
@@ -289,7 +291,7 @@ export async function executeRestore(
     }
     if (typed.type === "string") timestamp = String(v);
     else if (typeof v === "bigint") timestamp = Number(v / 1000n);
-    else if (typed.type === "date" && typeof v === "number") timestamp = v * 86_400_000;
+    else if (typed.type === "date" && typeof v === "number") timestamp = v * MILLIS_PER_DAY;
     else timestamp = String(v);
   }
   const result = await restoreTable(ctx, st.table, {

@@ -11,9 +11,11 @@
  * 4. Projection (expanding `*`), DISTINCT, ORDER BY (by output name or ordinal first, then by
  *    input expression), OFFSET and LIMIT.
  */
+
 import * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
-import { arrowValues, valuesToArrow } from "../data/json-rows.ts";
+import { arrowValues } from "../data/arrow-to-json.ts";
+import { valuesToArrow } from "../data/json-to-arrow.ts";
 import { combineChunks, concatData, filterTable, sliceTable, takeRows } from "../data/kernels.ts";
 import type { ParquetFooter } from "../data/parquet.ts";
 import type { DataType, StructField } from "../delta/schema.ts";
@@ -38,6 +40,7 @@ import { fromScalar, toScalar } from "../expr/scalar-json.ts";
 import { type Scalar, widerCommonType } from "../expr/types.ts";
 import { openTable } from "../ops/open-table.ts";
 import { readSnapshotRows, type ScanMetrics } from "../ops/read-files.ts";
+import { MILLIS_PER_DAY } from "../values/calendar.ts";
 import { GroupedAggregation } from "./aggregate.ts";
 import type { SqlSession } from "./session.ts";
 import { sortIndices } from "./sort.ts";
@@ -281,7 +284,7 @@ async function openScan(
       typeof v === "bigint"
         ? Number(v / 1000n)
         : typeof v === "number"
-          ? v * 86_400_000
+          ? v * MILLIS_PER_DAY
           : String(v);
     if (t.type === "string") timestamp = String(v);
   }

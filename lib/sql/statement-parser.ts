@@ -25,6 +25,7 @@ import { Lexer, parseError, type Token } from "../expr/lexer.ts";
 import { guard } from "../expr/parse.ts";
 import { opt } from "../expr/parser-base.ts";
 import { QueryParser } from "../expr/query-parser.ts";
+import { quoteIdent, quoteIfNeeded } from "../values/identifiers.ts";
 import { parseSet } from "./set-statement-parser.ts";
 
 /** Parses exactly one statement; trailing semicolons are allowed, a second statement is not. */
@@ -250,7 +251,7 @@ class StatementParser extends QueryParser {
         if (given.has(label)) {
           throw parseError(
             "CREATE_TABLE_COLUMN_DESCRIPTOR_DUPLICATE",
-            `CREATE TABLE column ${quoteName(name)} specifies descriptor "${label}" more than ` +
+            `CREATE TABLE column ${quoteIdent(name)} specifies descriptor "${label}" more than ` +
               "once, which is invalid.",
             "42710",
             start.pos,
@@ -377,7 +378,7 @@ class StatementParser extends QueryParser {
       if (given.has(label)) {
         throw parseError(
           "ALTER_TABLE_COLUMN_DESCRIPTOR_DUPLICATE",
-          `ALTER TABLE ADD column ${quoteName(name)} specifies descriptor "${label}" ` +
+          `ALTER TABLE ADD column ${quoteIdent(name)} specifies descriptor "${label}" ` +
             "more than once, which is invalid.",
           "42710",
           start.pos,
@@ -877,11 +878,6 @@ class StatementParser extends QueryParser {
   }
 }
 
-const quoteName = (name: string) => `\`${name.replaceAll("`", "``")}\``;
-
-const quoteIfNeeded = (name: string) =>
-  /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : quoteName(name);
-
 function duplicateClause(label: string, pos: Pos) {
   return parseError(
     "DUPLICATE_CLAUSES",
@@ -892,7 +888,7 @@ function duplicateClause(label: string, pos: Pos) {
 }
 
 function duplicateKey(key: string, pos: Pos) {
-  return parseError("DUPLICATE_KEY", `Found duplicate keys ${quoteName(key)}.`, "23505", pos);
+  return parseError("DUPLICATE_KEY", `Found duplicate keys ${quoteIdent(key)}.`, "23505", pos);
 }
 
 /**

@@ -146,7 +146,7 @@ export async function deletedRows(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Canonical JSON values, written independently of lib/data/json-rows.ts
+// Canonical JSON values, written independently of lib/data/json-input.ts and arrow-to-json.ts
 
 /** JSON text with object keys sorted, so equal rows compare equal whatever the map order. */
 export function stableKey(v: unknown): string {

@@ -7,15 +7,12 @@
  * through a 38-digit context, NULL logic, LIKE) is spelled out again here, the direct way. Used
  * only by tests.
  */
-import {
-  daysFromCivil,
-  formatDate,
-  formatTimestamp,
-  parseTimestamp,
-} from "../../lib/data/json-rows.ts";
+
 import { badRequest } from "../../lib/errors.ts";
 import type { Typed } from "../../lib/expr/analyze.ts";
 import type { SqlType } from "../../lib/expr/ast.ts";
+import { daysFromCivil } from "../../lib/values/calendar.ts";
+import { formatDate, formatTimestamp, parseTimestamp } from "../../lib/values/datetime-text.ts";
 
 type RV = boolean | bigint | number | string | Uint8Array | object | null;
 

@@ -5,32 +5,16 @@
  * Text forms follow what Spark writes, so files from either engine read alike: strings raw,
  * numbers as Java prints them ("1", "1.0", "1.0E10"), decimals with their scale, dates
  * `YYYY-MM-DD`, booleans `true`/`false`, timestamps `YYYY-MM-DD HH:MM:SS[.ffffff]` in UTC.
- * Parsed values use the canonical JSON encodings of `lib/data/json-rows.ts`.
+ * Parsed values use the canonical JSON encodings of `lib/data/json-encoding.ts`.
  */
-import {
-  canonicalValue,
-  formatTimestampSpark,
-  parseTimestamp,
-  shortestFloat32,
-} from "../data/json-rows.ts";
+
+import { type DataType, sparkTypeName } from "../delta/schema.ts";
 import { badRequest } from "../errors.ts";
-import { type DataType, sparkTypeName } from "./schema.ts";
+import { formatTimestampSpark, parseTimestamp } from "../values/datetime-text.ts";
+import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
+import { canonicalValue } from "./json-input.ts";
 
 export const HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__";
-
-/** Java's Double.toString / Float.toString of a value already rounded to its shortest digits. */
-function javaNumberText(x: number): string {
-  if (Number.isNaN(x)) return "NaN";
-  if (!Number.isFinite(x)) return x > 0 ? "Infinity" : "-Infinity";
-  if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-  const abs = Math.abs(x);
-  if (abs >= 1e-3 && abs < 1e7) {
-    const s = String(x);
-    return s.includes(".") ? s : `${s}.0`;
-  }
-  const [mantissa, exp] = x.toExponential().split("e");
-  return `${mantissa.includes(".") ? mantissa : `${mantissa}.0`}E${exp.startsWith("+") ? exp.slice(1) : exp}`;
-}
 
 const partitionTypeError = (type: DataType) =>
   badRequest(
@@ -57,7 +41,7 @@ export function serializePartitionValue(
     case "double": {
       if (typeof v === "string") return v;
       const x = v as number;
-      return javaNumberText(type === "float" ? shortestFloat32(Math.fround(x)) : x);
+      return type === "float" ? javaFloatString(x) : javaDoubleString(x);
     }
     case "timestamp":
     case "timestamp_ntz":
