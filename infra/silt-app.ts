@@ -15,7 +15,8 @@
  */
 import { type App, Aspects } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
-import { type SiltAuth, SiltStack } from "./silt-stack.ts";
+import type { SiltAuth } from "./http-api.ts";
+import { SiltStack } from "./silt-stack.ts";
 
 export function defineSiltApp(app: App): SiltStack {
   Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
