@@ -6,6 +6,7 @@
  * commit, and one commit per batch in the table's history.
  */
 import * as arrow from "apache-arrow";
+import type { SQSRecord } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeParquet } from "../lib/data/parquet.ts";
 import { ingestAppId, ingestObjects } from "../lib/ops/ingest.ts";
@@ -16,10 +17,10 @@ import {
   objectKeysOf,
   REJECTED_PREFIX,
   type RejectedFile,
-  type SqsEvent,
   storeDeadLetterSink,
 } from "../lib/runtime/ingest-handler.ts";
 import { type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
+import { ACCOUNT, lambdaRecord } from "./helpers/sqs-server.ts";
 
 type Result = { columns: { name: string; type: string }[]; rows: unknown[][] };
 
@@ -44,12 +45,21 @@ const history = async (table: string) => {
   }));
 };
 
+/** The record Lambda delivers for a message on the ingest queue. */
+const sqsRecord = (messageId: string, body: string, messageGroupId?: string) =>
+  lambdaRecord(`https://sqs.us-east-1.amazonaws.com/${ACCOUNT}/Silt-ingest.fifo`, {
+    messageId,
+    body,
+    messageGroupId,
+    sentAt: 0,
+  });
+
 /** An SQS record holding the EventBridge event S3 sends for a new object. */
-function eventBridgeRecord(key: string): SqsEvent["Records"][number] {
+function eventBridgeRecord(key: string): SQSRecord {
   messageSeq++;
-  return {
-    messageId: `m-${messageSeq}`,
-    body: JSON.stringify({
+  return sqsRecord(
+    `m-${messageSeq}`,
+    JSON.stringify({
       version: "0",
       id: `evt-${messageSeq}`,
       "detail-type": "Object Created",
@@ -67,8 +77,8 @@ function eventBridgeRecord(key: string): SqsEvent["Records"][number] {
         reason: "PutObject",
       },
     }),
-    attributes: { MessageGroupId: key.split("/").slice(0, 4).join("/") },
-  };
+    key.split("/").slice(0, 4).join("/"),
+  );
 }
 
 const put = (key: string, text: string | Uint8Array) =>
@@ -273,7 +283,7 @@ describe("bad files", () => {
       {
         Records: [
           eventBridgeRecord("ingest/ing/s/missing/a.csv"),
-          { messageId: "garbage", body: "not json" },
+          sqsRecord("garbage", "not json"),
           eventBridgeRecord("tables/elsewhere/x.parquet"),
         ],
       },

@@ -4,18 +4,14 @@
  * for, one table's failure not stopping the others, the Lambda time limit (stop, resume where it
  * stopped, round-robin), and the summary line that is also the metric record.
  */
+import type { Context, ScheduledEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configurePostCommit, type PostCommitConfig } from "../lib/commit/post-commit.ts";
 import { readLastCheckpoint } from "../lib/delta/checkpoint-reader.ts";
 import { planMaintenance, roundRobin } from "../lib/ops/maintenance-plan.ts";
 import { openTable } from "../lib/ops/open-table.ts";
-import type { LambdaContextLike } from "../lib/runtime/invocation.ts";
 import { contextFromEnv } from "../lib/runtime/lambda.ts";
-import {
-  CURSOR_KEY,
-  type MaintenanceRunResult,
-  type ScheduledEvent,
-} from "../lib/runtime/maintenance-handler.ts";
+import { CURSOR_KEY, type MaintenanceRunResult } from "../lib/runtime/maintenance-handler.ts";
 import {
   captureStdout,
   type HttpHandler,
@@ -25,13 +21,10 @@ import {
   startLambdaEnv,
 } from "./helpers/lambda-env.ts";
 
-type MaintenanceHandler = (
-  e: ScheduledEvent,
-  c?: LambdaContextLike,
-) => Promise<MaintenanceRunResult>;
+type MaintenanceHandler = (e: ScheduledEvent, c?: Context) => Promise<MaintenanceRunResult>;
 
 const MINUTE = 60_000;
-const scheduled: ScheduledEvent & Record<string, unknown> = {
+const scheduled: ScheduledEvent = {
   version: "0",
   id: "53dc4d37-cffa-4f76-80c9-8b7d4a4d2eaa",
   "detail-type": "Scheduled Event",

@@ -6,15 +6,15 @@
  * functions write.
  */
 import { createHash } from "node:crypto";
+import type {
+  Context,
+  S3ObjectCreatedNotificationEvent,
+  SQSBatchResponse,
+  SQSEvent,
+} from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { S3EventBridgeEvent } from "../lib/runtime/ingest-enqueue.ts";
-import {
-  REJECTED_PREFIX,
-  type RejectedFile,
-  type SqsBatchResponse,
-  type SqsEvent,
-} from "../lib/runtime/ingest-handler.ts";
-import type { LambdaContextLike } from "../lib/runtime/invocation.ts";
+import type { ObjectCreatedEvent } from "../lib/runtime/ingest-enqueue.ts";
+import { REJECTED_PREFIX, type RejectedFile } from "../lib/runtime/ingest-handler.ts";
 import { contextFromEnv } from "../lib/runtime/lambda.ts";
 import {
   captureStdout,
@@ -27,8 +27,8 @@ import {
 } from "./helpers/lambda-env.ts";
 import { lambdaRecord } from "./helpers/sqs-server.ts";
 
-type EnqueueHandler = (e: S3EventBridgeEvent, c?: LambdaContextLike) => Promise<void>;
-type IngestHandler = (e: SqsEvent, c?: LambdaContextLike) => Promise<SqsBatchResponse>;
+type EnqueueHandler = (e: ObjectCreatedEvent, c?: Context) => Promise<void>;
+type IngestHandler = (e: SQSEvent, c?: Context) => Promise<SQSBatchResponse>;
 
 let env: LambdaEnv;
 let sql: HttpHandler;
@@ -41,7 +41,10 @@ const put = async (key: string, text: string) =>
   (await contextFromEnv()).store.put(key, new TextEncoder().encode(text));
 
 /** The event S3 sends EventBridge for a new object (a new sequencer per upload). */
-function objectCreated(key: string, seq = (++sequencer).toString(16)): S3EventBridgeEvent {
+function objectCreated(
+  key: string,
+  seq = (++sequencer).toString(16),
+): S3ObjectCreatedNotificationEvent {
   return {
     version: "0",
     id: `evt-${seq}`,
@@ -52,8 +55,18 @@ function objectCreated(key: string, seq = (++sequencer).toString(16)): S3EventBr
     region: "us-east-1",
     resources: [`arn:aws:s3:::${env.bucket}`],
     detail: {
+      version: "0",
       bucket: { name: env.bucket },
-      object: { key: `${env.prefix}${key}`, size: 42, etag: `etag-${key}`, sequencer: seq },
+      object: {
+        key: `${env.prefix}${key}`,
+        size: 42,
+        etag: `etag-${key}`,
+        "version-id": `version-${seq}`,
+        sequencer: seq,
+      },
+      "request-id": `request-${seq}`,
+      requester: "123456789012",
+      "source-ip-address": "192.0.2.1",
       reason: "PutObject",
     },
   };
@@ -172,7 +185,7 @@ describe("ingest function (SQS FIFO batch -> one commit per table)", () => {
     await enqueue(structuredClone(good), lambdaContext("enq-g2"));
     const messages = env.sqs.sent(env.ingestQueueUrl).slice(before);
     expect(messages).toHaveLength(3);
-    const batch: SqsEvent = {
+    const batch: SQSEvent = {
       Records: messages.map((m) => lambdaRecord(env.ingestQueueUrl, m)),
     };
 

@@ -22,35 +22,19 @@
  */
 import { createHash } from "node:crypto";
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import type { Context, EventBridgeEvent, S3ObjectCreatedNotificationEventDetail } from "aws-lambda";
 import { createSqsClient } from "../aws-clients.ts";
 import { internal } from "../errors.ts";
 import { jsonLogger, type Logger } from "../logger.ts";
 import { ingestTarget } from "../ops/ingest-keys.ts";
 import { required } from "./env.ts";
-import { type LambdaContextLike, withInvocation } from "./invocation.ts";
+import { withInvocation } from "./invocation.ts";
 
-/** An S3 event as EventBridge delivers it (detail-type "Object Created"). */
-export interface S3EventBridgeEvent {
-  version: string;
-  id: string;
-  "detail-type": string;
-  source: string;
-  account: string;
-  time: string;
-  region: string;
-  resources: string[];
-  detail: {
-    bucket: { name: string };
-    object: {
-      key: string;
-      size?: number;
-      etag?: string;
-      sequencer?: string;
-      "version-id"?: string;
-    };
-    reason?: string;
-  };
-}
+/**
+ * What the EventBridge rule delivers: S3 "Object Created" events, checked at run time, since a
+ * rule changed by hand could route other events here.
+ */
+export type ObjectCreatedEvent = EventBridgeEvent<string, S3ObjectCreatedNotificationEventDetail>;
 
 export interface EnqueueOptions {
   sqs: SQSClient;
@@ -70,7 +54,7 @@ export interface Enqueued {
 const GROUP_ID = /^[\x21-\x7e]{1,128}$/;
 
 export async function enqueueObjectCreated(
-  event: S3EventBridgeEvent,
+  event: ObjectCreatedEvent,
   opts: EnqueueOptions,
 ): Promise<Enqueued | undefined> {
   const object = event.detail?.object;
@@ -124,7 +108,7 @@ const sha256 = (parts: string[]) =>
 /** The Lambda handler (EventBridge rule target), configured from the environment. */
 export function enqueueHandler(env: NodeJS.ProcessEnv = process.env) {
   let options: EnqueueOptions | undefined;
-  return async (event: S3EventBridgeEvent, lambdaContext?: LambdaContextLike) => {
+  return async (event: ObjectCreatedEvent, lambdaContext?: Context) => {
     options ??= {
       sqs: createSqsClient(),
       queueUrl: required(env, "SILT_INGEST_QUEUE_URL"),

@@ -20,6 +20,7 @@
  *    (lib/metrics.ts); each commit is reported on its own by the commit loop.
  */
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import type { Context, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { createSqsClient } from "../aws-clients.ts";
 import type { QualifiedName } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
@@ -29,29 +30,8 @@ import { ingestObjects } from "../ops/ingest.ts";
 import { ingestTarget } from "../ops/ingest-keys.ts";
 import { displayName } from "../ops/open-table.ts";
 import type { ObjectStore } from "../storage/object-store.ts";
-import { type LambdaContextLike, withInvocation } from "./invocation.ts";
+import { withInvocation } from "./invocation.ts";
 import { contextFromEnv } from "./lambda.ts";
-
-/** One record of the event Lambda's SQS event source delivers (only the first two are read). */
-export interface SqsRecord {
-  messageId: string;
-  body: string;
-  receiptHandle?: string;
-  attributes?: Record<string, string | undefined>;
-  messageAttributes?: Record<string, unknown>;
-  md5OfBody?: string;
-  eventSource?: string;
-  eventSourceARN?: string;
-  awsRegion?: string;
-}
-
-export interface SqsEvent {
-  Records: SqsRecord[];
-}
-
-export interface SqsBatchResponse {
-  batchItemFailures: { itemIdentifier: string }[];
-}
 
 export interface RejectedFile {
   key: string;
@@ -110,9 +90,9 @@ export function allSinks(...sinks: DeadLetterSink[]): DeadLetterSink {
 
 export async function handleIngestBatch(
   ctx: SiltContext,
-  event: SqsEvent,
+  event: SQSEvent,
   opts: { deadLetters: DeadLetterSink; storagePrefix?: string },
-): Promise<SqsBatchResponse> {
+): Promise<SQSBatchResponse> {
   const prefix = opts.storagePrefix ?? "";
   const failed = new Set<string>();
   const byTable = new Map<string, { name: QualifiedName; keys: string[]; messages: string[] }>();
@@ -232,7 +212,7 @@ async function deadLetter(
  */
 export function ingestHandler(env: NodeJS.ProcessEnv = process.env) {
   let deadLetters: DeadLetterSink | undefined;
-  return async (event: SqsEvent, lambdaContext?: LambdaContextLike): Promise<SqsBatchResponse> => {
+  return async (event: SQSEvent, lambdaContext?: Context): Promise<SQSBatchResponse> => {
     const ctx = await contextFromEnv(env);
     deadLetters ??= deployedSinks(ctx.store, env.SILT_REJECTED_QUEUE_URL || undefined);
     const sinks = deadLetters;

@@ -4,20 +4,14 @@
  * (lib/metrics.ts) are written as EMF lines through the given logger. Loggers and the context are
  * built once per container, so this is how per-request identity reaches them.
  */
+import type { Context } from "aws-lambda";
 import type { LogFields, Logger } from "../logger.ts";
 import { withLogFields } from "../logger.ts";
 import { withMetrics } from "../metrics.ts";
 
-/** The part of the Lambda context object Silt's handlers use. */
-export interface LambdaContextLike {
-  awsRequestId: string;
-  /** Milliseconds until Lambda stops the invocation. */
-  getRemainingTimeInMillis(): number;
-}
-
 export function withInvocation<T>(
   logger: Logger,
-  lambdaContext: LambdaContextLike | undefined,
+  lambdaContext: Pick<Context, "awsRequestId"> | undefined,
   fields: LogFields,
   fn: () => Promise<T>,
 ): Promise<T> {

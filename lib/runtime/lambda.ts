@@ -4,8 +4,8 @@
  * from the environment the CDK stack sets; each request then runs as its authenticated caller
  * (SILT_AUTH, lib/auth/principal.ts).
  */
-import type { LambdaEvent } from "hono/aws-lambda";
-import { handle } from "hono/aws-lambda";
+import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
+import { handle, type LambdaEvent } from "hono/aws-lambda";
 import { createApp, type Operation } from "../api/app.ts";
 import { StsTableCredentials } from "../auth/credentials.ts";
 import { parseAuthMode } from "../auth/principal.ts";
@@ -15,7 +15,7 @@ import { jsonLogger } from "../logger.ts";
 import { S3ObjectStore } from "../storage/s3-store.ts";
 import { buildContext } from "./context-factory.ts";
 import { required } from "./env.ts";
-import { type LambdaContextLike, withInvocation } from "./invocation.ts";
+import { withInvocation } from "./invocation.ts";
 
 let context: Promise<SiltContext> | undefined;
 
@@ -68,7 +68,7 @@ export function contextFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<Si
  */
 export function httpHandler(operation: Operation, env: NodeJS.ProcessEnv = process.env) {
   let handler: ReturnType<typeof handle> | undefined;
-  return async (event: LambdaEvent, lambdaContext?: unknown) => {
+  return async (event: APIGatewayProxyEventV2, lambdaContext?: Context) => {
     const ctx = await contextFromEnv(env);
     handler ??= handle(
       createApp(ctx, {
@@ -79,24 +79,32 @@ export function httpHandler(operation: Operation, env: NodeJS.ProcessEnv = proce
     const serve = handler;
     // The request ids on every log line of the request (API Gateway's is the access log's), and
     // its commits' metrics (invocation.ts).
-    const apiRequestId = (event.requestContext as { requestId?: string } | undefined)?.requestId;
-    return withInvocation(
-      ctx.logger,
-      lambdaContext as LambdaContextLike | undefined,
-      { operation, apiRequestId },
-      () => serve(withGetBodyAside(event), lambdaContext as never),
+    const apiRequestId = event.requestContext.requestId;
+    return withInvocation(ctx.logger, lambdaContext, { operation, apiRequestId }, () =>
+      serve(honoEvent(event), lambdaContext),
     );
   };
 }
 
 /**
- * Fetch's Request cannot carry the body of a GET, which Unity Catalog's legacy commits API sends,
- * so the body moves to `getBody` before Hono builds the request (lib/api/uc/request.ts reads it).
+ * The event for Hono's adapter. Fetch's Request cannot carry the body of a GET, which Unity
+ * Catalog's legacy commits API sends, so the body moves to `getBody` before Hono builds the
+ * request (lib/api/uc/request.ts reads it).
  */
-function withGetBodyAside(event: LambdaEvent): LambdaEvent {
-  const e = event as LambdaEvent & { body?: string; isBase64Encoded?: boolean };
-  const method = (e.requestContext as { http?: { method?: string } } | undefined)?.http?.method;
-  if ((method !== "GET" && method !== "HEAD") || !e.body) return event;
-  const text = e.isBase64Encoded ? Buffer.from(e.body, "base64").toString("utf8") : e.body;
-  return { ...e, body: null, getBody: text } as unknown as LambdaEvent;
+function honoEvent(event: APIGatewayProxyEventV2): LambdaEvent {
+  const { method } = event.requestContext.http;
+  const moved =
+    (method !== "GET" && method !== "HEAD") || !event.body
+      ? event
+      : {
+          ...event,
+          body: null,
+          getBody: event.isBase64Encoded
+            ? Buffer.from(event.body, "base64").toString("utf8")
+            : event.body,
+        };
+  // Hono's adapter declares event types of its own, which API Gateway's events do not meet
+  // (they require `requestContext.authorizer` even on routes without one); Hono reads only what
+  // API Gateway sends.
+  return moved as unknown as LambdaEvent;
 }

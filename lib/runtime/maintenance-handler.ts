@@ -21,6 +21,7 @@
  *
  * The function acts as the service principal (SILT_PRINCIPAL), not as a caller.
  */
+import type { Context, ScheduledEvent } from "aws-lambda";
 import type { SiltContext } from "../context.ts";
 import { writeCheckpoint } from "../delta/checkpoint-writer.ts";
 import { cleanupLog } from "../delta/log-cleanup.ts";
@@ -32,19 +33,11 @@ import { optimizeTable } from "../ops/optimize.ts";
 import { type SweepResult, sweepOrphans } from "../ops/sweep-orphans.ts";
 import { vacuumTable } from "../ops/vacuum.ts";
 import { ObjectNotFoundError } from "../storage/object-store.ts";
-import { type LambdaContextLike, withInvocation } from "./invocation.ts";
+import { withInvocation } from "./invocation.ts";
 import { contextFromEnv } from "./lambda.ts";
 
 /** Storage-root key of the round-robin cursor (outside `tables/` and `ingest/`). */
 export const CURSOR_KEY = "_maintenance/cursor.json";
-
-/** An EventBridge scheduled event (the rule's target input). */
-export interface ScheduledEvent {
-  "detail-type"?: string;
-  source?: string;
-  time?: string;
-  resources?: string[];
-}
 
 export interface MaintenanceRunOptions {
   /** Milliseconds left before Lambda stops the invocation. */
@@ -272,10 +265,7 @@ async function writeCursor(ctx: SiltContext, next: string | undefined): Promise<
 
 /** The Lambda handler (EventBridge schedule target), context from the environment. */
 export function maintenanceHandler(env: NodeJS.ProcessEnv = process.env) {
-  return async (
-    event: ScheduledEvent,
-    lambdaContext?: LambdaContextLike,
-  ): Promise<MaintenanceRunResult> => {
+  return async (event: ScheduledEvent, lambdaContext?: Context): Promise<MaintenanceRunResult> => {
     const ctx = await contextFromEnv(env);
     // Invoked by hand without a Lambda context: assume the function's own 15 minutes.
     const deadline = Date.now() + 15 * MINUTE;

@@ -4,9 +4,9 @@
  * variables the CDK stack sets pointing at them. Handlers loaded from functions/ then build their
  * context from process.env exactly as in Lambda (lib/runtime/lambda.ts contextFromEnv).
  */
+import type { Context } from "aws-lambda";
 import { ensureCatalogTable } from "../../lib/catalog/catalog-store.ts";
 import { ensureCommitTable } from "../../lib/commit/arbiter.ts";
-import type { LambdaContextLike } from "../../lib/runtime/invocation.ts";
 import { startDynamo } from "./dynamo-emulator.ts";
 import { startS3Emulator } from "./s3-emulator.ts";
 import { type SqsStub, startSqsStub } from "./sqs-server.ts";
@@ -65,8 +65,26 @@ export async function startLambdaEnv(): Promise<LambdaEnv> {
 export function lambdaContext(
   awsRequestId: string,
   remainingMs: () => number = () => 600_000,
-): LambdaContextLike & { functionName: string } {
-  return { awsRequestId, functionName: "silt-test", getRemainingTimeInMillis: remainingMs };
+): Context {
+  const unused = () => {
+    throw new Error(
+      "Silt's handlers return promises; the callback-style context methods are unused",
+    );
+  };
+  return {
+    awsRequestId,
+    functionName: "silt-test",
+    functionVersion: "$LATEST",
+    invokedFunctionArn: "arn:aws:lambda:us-east-1:123456789012:function:silt-test",
+    memoryLimitInMB: "1024",
+    logGroupName: "/aws/lambda/silt-test",
+    logStreamName: "2026/01/01/[$LATEST]0123456789abcdef",
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: remainingMs,
+    done: unused,
+    fail: unused,
+    succeed: unused,
+  };
 }
 
 /** Lines the code under test writes to stdout while `fn` runs, parsed as JSON where they are. */

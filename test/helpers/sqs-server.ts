@@ -10,7 +10,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { SqsRecord } from "../../lib/runtime/ingest-handler.ts";
+import type { SQSRecord } from "aws-lambda";
 
 export const ACCOUNT = "123456789012";
 const REGION = "us-east-1";
@@ -129,7 +129,7 @@ function reply(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** The record Lambda's SQS event source delivers for a message (receive count 1 by default). */
-export function lambdaRecord(queueUrl: string, message: SentMessage, receiveCount = 1): SqsRecord {
+export function lambdaRecord(queueUrl: string, message: SentMessage, receiveCount = 1): SQSRecord {
   const name = queueUrl.slice(queueUrl.lastIndexOf("/") + 1);
   return {
     messageId: message.messageId,
