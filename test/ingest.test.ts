@@ -228,6 +228,23 @@ describe("append", () => {
   });
 });
 
+describe("CSV", () => {
+  it("reads a line holding only a quoted empty string as a NULL row, and skips blank lines", async () => {
+    // Spark 4.1 (header, multiLine) reads this file as four rows: "a", NULL, " ", "b".
+    await ok("CREATE TABLE ing.s.csvnulls (s STRING) USING DELTA");
+    await put("ingest/ing/s/csvnulls/a.csv", 's\na\n""\n\n \nb\n');
+    const { sink, rejected } = memorySink();
+    const res = await handleIngestBatch(
+      silt.ctx,
+      { Records: [eventBridgeRecord("ingest/ing/s/csvnulls/a.csv")] },
+      { deadLetters: sink },
+    );
+    expect(res.batchItemFailures).toEqual([]);
+    expect(rejected).toEqual([]);
+    expect(await rows("ing.s.csvnulls")).toEqual([[null], [" "], ["a"], ["b"]]);
+  });
+});
+
 describe("bad files", () => {
   it("dead-letters a file that does not fit the schema with the reason, committing its neighbours", async () => {
     await ok("CREATE TABLE ing.s.strict (id INT NOT NULL, amount DOUBLE) USING DELTA");

@@ -28,6 +28,14 @@ describe("MERGE INTO", () => {
   };
   const merge = (table: string, body: Record<string, unknown>) =>
     silt.call("POST", `/api/v1/tables/${table}/merge`, body);
+  /** MERGE of `source` into `table` on `id`: matched rows updated, the others inserted. */
+  const upsertById = (table: string, source: unknown) =>
+    merge(table, {
+      source,
+      on: "target.id = source.id",
+      whenMatched: [{ updateAll: true }],
+      whenNotMatched: [{ insertAll: true }],
+    });
   const rows = async (query: string) => (await ok(query)).rows;
   const state = async (table: string) => {
     const res = await silt.call("GET", `/api/v1/tables/${table}/rows`);
@@ -126,13 +134,7 @@ describe("MERGE INTO", () => {
 
     it("JSON rows, Arrow, a table, and Parquet / CSV / JSON objects under ingest/", async () => {
       const t = await table("src_json", "(1, 'a')");
-      const upsert = (source: unknown) =>
-        merge(t, {
-          source,
-          on: "target.id = source.id",
-          whenMatched: [{ updateAll: true }],
-          whenNotMatched: [{ insertAll: true }],
-        });
+      const upsert = (source: unknown) => upsertById(t, source);
       let res = await upsert({
         rows: [
           { id: 1, v: "json" },
@@ -186,6 +188,51 @@ describe("MERGE INTO", () => {
         upsert({ parquet: "ingest/missing.parquet" }),
       );
       await failsUnchanged(t, "INVALID_REQUEST", () => upsert({ nothing: true }));
+    });
+
+    it("CSV objects as Spark reads them: empty and quoted-empty fields NULL, quoted fields kept", async () => {
+      const t = await table("src_csv", "(1, 'old')");
+      const upsert = (source: unknown) => upsertById(t, source);
+      const put = (key: string, text: string) =>
+        silt.ctx.store.put(key, new TextEncoder().encode(text));
+      // What Spark 4.1 reads from this file with header, multiLine and escape '"' (the options an
+      // RFC 4180 file needs) and its default nullValue "".
+      await put(
+        "ingest/spark.csv",
+        'id,v\n1,\n2,""\n3,"a,b"\n4,"x\ny"\n5,"say ""hi"""\n6, \n7,a"b\n',
+      );
+      let res = await upsert({ csv: "ingest/spark.csv" });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(await rows(`SELECT * FROM ${t} ORDER BY id`)).toEqual([
+        [1, null],
+        [2, null],
+        [3, "a,b"],
+        [4, "x\ny"],
+        [5, 'say "hi"'],
+        [6, " "],
+        [7, 'a"b'],
+      ]);
+      // Without a header the declared columns name the fields; a short record ends in NULLs.
+      await put("ingest/no-header.csv", '8;"p;q"\r\n9\r\n');
+      res = await upsert({
+        csv: "ingest/no-header.csv",
+        header: false,
+        delimiter: ";",
+        columns: [
+          { name: "id", type: "INT" },
+          { name: "v", type: "STRING" },
+        ],
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(await rows(`SELECT * FROM ${t} WHERE id >= 8 ORDER BY id`)).toEqual([
+        [8, "p;q"],
+        [9, null],
+      ]);
+      // Spark would read the rest of the file into the unclosed field; Silt refuses the file.
+      await put("ingest/unclosed.csv", 'id,v\n10,"never closed\n11,x\n');
+      await failsUnchanged(t, "MALFORMED_RECORD_IN_PARSING", () =>
+        upsert({ csv: "ingest/unclosed.csv" }),
+      );
     });
   });
 

@@ -17,6 +17,7 @@ import * as arrow from "apache-arrow";
 import { authorizeTable } from "../auth/authorize.ts";
 import { splitNameParts } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
+import { parseCsv } from "../data/csv.ts";
 import { rowsToArrow } from "../data/json-to-arrow.ts";
 import { readParquet } from "../data/parquet.ts";
 import {
@@ -144,7 +145,7 @@ export async function loadMergeSource(
     if (delimiter.length !== 1) {
       throw badRequest("INVALID_REQUEST", "Field 'source.delimiter' must be one character.");
     }
-    const records = parseCsv(text, delimiter);
+    const records = parseCsv(text, delimiter, spec.csv);
     const header = optionalBoolean(body, "header") ?? true;
     const names = header
       ? (records.shift() ?? [])
@@ -297,48 +298,10 @@ async function ingestObject(ctx: SiltContext, key: string): Promise<Uint8Array> 
   }
 }
 
-/** RFC 4180 records: quoted fields may hold delimiters, quotes ("") and newlines. */
-function parseCsv(text: string, delimiter: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = "";
-  let quoted = false;
-  let i = 0;
-  const endField = () => {
-    record.push(field);
-    field = "";
-  };
-  while (i < text.length) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') {
-        field += '"';
-        i += 2;
-        continue;
-      }
-      if (ch === '"') quoted = false;
-      else field += ch;
-      i++;
-      continue;
-    }
-    if (ch === '"' && field === "") quoted = true;
-    else if (ch === delimiter) endField();
-    else if (ch === "\n" || ch === "\r") {
-      if (ch === "\r" && text[i + 1] === "\n") i++;
-      endField();
-      records.push(record);
-      record = [];
-    } else field += ch;
-    i++;
-  }
-  if (field !== "" || record.length > 0) {
-    endField();
-    records.push(record);
-  }
-  return records.filter((r) => !(r.length === 1 && r[0] === ""));
-}
-
-/** A CSV field as the JSON value the column's type accepts; an empty field is NULL. */
+/**
+ * A CSV field as the JSON value the column's type accepts; an empty field, quoted or not, is
+ * NULL (Spark's default nullValue "", lib/data/csv.ts).
+ */
 function csvValue(text: string | undefined, type: DataType): unknown {
   if (text === undefined || text === "") return null;
   switch (type) {
