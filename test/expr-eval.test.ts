@@ -769,6 +769,17 @@ describe("IN, BETWEEN, LIKE, RLIKE", () => {
       "INVALID_PARAMETER_VALUE.PATTERN",
     );
   });
+
+  it("RLIKE matches in linear time: a backtracking pattern cannot stall the process", () => {
+    // A backtracking engine explores 2^40 ways to split the a's before failing at the '!'; the
+    // test would not finish. RE2 decides it in one pass.
+    expect(value(`'${"a".repeat(40)}!' RLIKE '^(a+)+$'`)).toBe(false);
+    expect(value(`'${"a".repeat(40)}' RLIKE '^(a+)+$'`)).toBe(true);
+    // Backreferences need backtracking: refused as an invalid pattern, as Silt states.
+    expect(errorOf(() => value("'aa' RLIKE '(a)\\\\1'")).errorClass).toBe(
+      "INVALID_PARAMETER_VALUE.PATTERN",
+    );
+  });
 });
 
 describe("CASE and conditional functions", () => {

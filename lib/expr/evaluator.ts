@@ -29,7 +29,13 @@ import {
   matcher,
 } from "./fast-loops.ts";
 import type { EvalEnv } from "./functions.ts";
-import { javaRegex, likeBytes, likeRegex, simpleLike } from "./like-patterns.ts";
+import {
+  javaRegex,
+  likeBytes,
+  likeRegex,
+  type StringMatcher,
+  simpleLike,
+} from "./like-patterns.ts";
 import { integralNegate, integralOverflow } from "./scalar-arithmetic.ts";
 import { castScalar } from "./scalar-cast.ts";
 import { toScalar } from "./scalar-json.ts";
@@ -77,7 +83,7 @@ function subFrame(f: Frame, rel: Uint32Array): Frame {
 
 export class Evaluator {
   private readonly cols = new Map<number, Vec>();
-  private readonly regexCache = new Map<string, RegExp>();
+  private readonly regexCache = new Map<string, StringMatcher>();
 
   constructor(
     private readonly rows: number,
@@ -561,7 +567,7 @@ export class Evaluator {
     const n = f.n;
     const s = this.eval(t.operand, f);
     const p = this.evalAfter([s], t.pattern, f);
-    const compile = (pattern: string): RegExp => {
+    const compile = (pattern: string): StringMatcher => {
       const key = `${t.op}\u0000${t.escape}\u0000${pattern}`;
       let re = this.regexCache.get(key);
       if (!re) {
@@ -586,7 +592,6 @@ export class Evaluator {
       for (let i = 0; i < n; i++) {
         if (valid && valid[i] === 0) continue;
         const x = (str ? str[i] : at(s, i)) as string;
-        re.lastIndex = 0;
         data[i] = re.test(x) ? 1 : 0;
       }
       return { tag: "bool", n, valid, data };
@@ -595,9 +600,7 @@ export class Evaluator {
       const x = at(s, i);
       const y = at(p, i);
       if (x === null || y === null) return null;
-      const re = compile(y as string);
-      re.lastIndex = 0;
-      return re.test(x as string);
+      return compile(y as string).test(x as string);
     });
   }
 

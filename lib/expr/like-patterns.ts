@@ -3,6 +3,7 @@
  * compiled to JavaScript regular expressions (LIKE with its escape character, RLIKE from Java's
  * regex syntax), with Spark's errors for invalid patterns.
  */
+import { RE2JS } from "re2js";
 import { badRequest } from "../errors.ts";
 import { utf8Enc, type VUtf8 } from "./vectors.ts";
 
@@ -119,26 +120,27 @@ export function likeRegex(pattern: string, escapeChar: string): RegExp {
   return new RegExp(`^${out}$`, "su");
 }
 
-/** A Java regex (RLIKE: a match anywhere) as a JS RegExp; leading (?ims) become flags. */
-export function javaRegex(pattern: string): RegExp {
-  let p = pattern;
-  let flags = "";
-  const m = /^\(\?([imsx]+)\)/.exec(p);
-  if (m) {
-    for (const f of m[1]) if (f !== "x" && !flags.includes(f)) flags += f;
-    p = p.slice(m[0].length);
-  }
+/** A compiled pattern: LIKE's RegExp, or RLIKE's linear-time matcher. */
+export interface StringMatcher {
+  test(s: string): boolean;
+}
+
+/**
+ * A Java regex (RLIKE: a match anywhere), matched by RE2 (re2js) in time linear in the input, so
+ * no pattern can stall the process the way a backtracking engine does on `^(a+)+$`. RE2 reads
+ * Java's syntax, embedded flags such as (?i) included; what it refuses, a Java regex with
+ * backreferences or lookaround, is refused as an invalid pattern.
+ */
+export function javaRegex(pattern: string): StringMatcher {
+  let re: RE2JS;
   try {
-    return new RegExp(p, `${flags}u`);
-  } catch {
-    try {
-      return new RegExp(p, flags);
-    } catch (e) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE.PATTERN",
-        `The value of parameter(s) \`regexp\` in \`rlike\` is invalid: ${(e as Error).message}.`,
-        "22023",
-      );
-    }
+    re = RE2JS.compile(pattern);
+  } catch (e) {
+    throw badRequest(
+      "INVALID_PARAMETER_VALUE.PATTERN",
+      `The value of parameter(s) \`regexp\` in \`rlike\` is invalid: ${(e as Error).message}.`,
+      "22023",
+    );
   }
+  return { test: (s) => re.matcher(s).find() };
 }

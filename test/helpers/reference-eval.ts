@@ -8,6 +8,7 @@
  * only by tests.
  */
 
+import { RE2JS } from "re2js";
 import { badRequest } from "../../lib/errors.ts";
 import type { Typed } from "../../lib/expr/analyze.ts";
 import type { SqlType } from "../../lib/expr/ast.ts";
@@ -907,13 +908,11 @@ function ev(t: Typed, env: Env): RV {
       if (s === null) return null;
       const p = ev(t.pattern, env);
       if (p === null) return null;
-      if (t.op === "rlike") {
-        const inline = /^\(\?([ims]+)\)/.exec(p as string);
-        const flags = inline ? [...new Set(inline[1])].join("") : "";
-        return new RegExp((p as string).slice(inline ? inline[0].length : 0), `${flags}u`).test(
-          s as string,
-        );
-      }
+      // Silt promises RE2's linear-time semantics for RLIKE, so the oracle matches with RE2.
+      if (t.op === "rlike")
+        return RE2JS.compile(p as string)
+          .matcher(s as string)
+          .find();
       return likeToRegex(p as string, t.escape).test(s as string);
     }
     case "case": {
