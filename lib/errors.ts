@@ -1,18 +1,74 @@
 /**
- * Every failure a caller can see is a SiltError: a Spark/Delta error class, a message that says
- * what to fix, the HTTP status the API answers with, and the SQLSTATE where Spark defines one.
+ * Every failure a caller can see is a SiltError: a Spark/Delta error class, the parameters its
+ * message was rendered from, the HTTP status the API answers with, and the SQLSTATE where Spark
+ * defines one. Classes, statuses, SQLSTATEs and message templates live in one registry
+ * (error-classes.ts); `siltError` is the only way to raise one, so a class's parameters are
+ * checked at compile time against its template.
  */
+import { type ERROR_CLASSES, type ErrorClassEntry, errorClassEntry } from "./error-classes.ts";
+
+/** A message parameter: what a template's `{name}` renders (with String(), as `${}` does). */
+export type ParamValue = string | number | bigint | boolean | null | undefined;
+export type ErrorParameters = Readonly<Record<string, ParamValue>>;
+
+type Classes = typeof ERROR_CLASSES;
+
+/**
+ * A class, or `CLASS:VARIANT` for a class the engine raises with more than one message (Spark
+ * would give those subclasses; Silt keeps the reported class as it is).
+ */
+export type ErrorCondition = {
+  [C in keyof Classes & string]: Classes[C] extends { messages: infer M }
+    ? `${C}:${keyof M & string}`
+    : C;
+}[keyof Classes & string];
+
+type TemplateOf<K extends ErrorCondition> = K extends `${infer C extends keyof Classes}:${infer V}`
+  ? Classes[C] extends { messages: infer M }
+    ? M[V & keyof M]
+    : never
+  : K extends keyof Classes
+    ? Classes[K] extends { message: infer T }
+      ? T
+      : never
+    : never;
+
+/** `{name}` placeholders; braces around anything but a bare name (JSON examples) are text. */
+type Placeholders<T> = T extends `${string}{${infer P}}${infer Rest}`
+  ? (P extends `${string}${" " | '"' | ":" | "," | "{"}${string}` ? never : P) | Placeholders<Rest>
+  : never;
+
+/** The parameters argument of `siltError(condition, …)`: absent when the template has none. */
+export type ParamsOf<K extends ErrorCondition> = [Placeholders<TemplateOf<K>>] extends [never]
+  ? []
+  : [params: { readonly [P in Placeholders<TemplateOf<K>>]: ParamValue }];
+
+const PLACEHOLDER = /\{(\w+)\}/g;
+
 export class SiltError extends Error {
   readonly errorClass: string;
   readonly status: number;
   readonly sqlstate: string | undefined;
+  readonly parameters: ErrorParameters;
 
-  constructor(errorClass: string, message: string, status: number, sqlstate?: string) {
+  constructor(
+    errorClass: string,
+    message: string,
+    status: number,
+    sqlstate?: string,
+    parameters: ErrorParameters = {},
+  ) {
     super(message);
     this.name = "SiltError";
     this.errorClass = errorClass;
     this.status = status;
     this.sqlstate = sqlstate;
+    this.parameters = parameters;
+  }
+
+  /** The same error with more context around its message (the file, the row, the position). */
+  withMessage(message: string, sqlstate = this.sqlstate): SiltError {
+    return new SiltError(this.errorClass, message, this.status, sqlstate, this.parameters);
   }
 
   toJSON(): { error_class: string; message: string; sqlstate?: string } {
@@ -22,6 +78,40 @@ export class SiltError extends Error {
   }
 }
 
+/** The entry and message template of a condition. */
+function conditionOf(condition: string): {
+  errorClass: string;
+  entry: ErrorClassEntry;
+  template: string;
+} {
+  const [errorClass, variant] = condition.split(":");
+  const entry = errorClassEntry(errorClass);
+  const template = variant === undefined ? entry?.message : entry?.messages?.[variant];
+  if (entry === undefined || template === undefined) {
+    throw new Error(`No error condition ${condition} in the registry`);
+  }
+  return { errorClass, entry, template };
+}
+
+export function renderMessage(template: string, params: ErrorParameters): string {
+  return template.replace(PLACEHOLDER, (text, name: string) =>
+    name in params ? String(params[name]) : text,
+  );
+}
+
+export function siltError<K extends ErrorCondition>(condition: K, ...args: ParamsOf<K>): SiltError {
+  const params: ErrorParameters = args[0] ?? {};
+  const { errorClass, entry, template } = conditionOf(condition);
+  return new SiltError(
+    errorClass,
+    renderMessage(template, params),
+    entry.status,
+    entry.sqlstate,
+    params,
+  );
+}
+
+// Until every layer raises through siltError.
 export const badRequest = (errorClass: string, message: string, sqlstate?: string) =>
   new SiltError(errorClass, message, 400, sqlstate);
 
@@ -34,7 +124,6 @@ export const conflict = (errorClass: string, message: string, sqlstate?: string)
 export const internal = (errorClass: string, message: string) =>
   new SiltError(errorClass, message, 500);
 
-/** A table needs a protocol feature this engine does not implement. */
 export const unsupportedFeature = (features: string[], forWrite = false) =>
   new SiltError(
     forWrite ? "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE" : "DELTA_UNSUPPORTED_FEATURES_FOR_READ",

@@ -1,0 +1,1507 @@
+/**
+ * The error registry: every error class Silt raises, with the HTTP status the API answers it with,
+ * its SQLSTATE (Spark's, where Spark defines the class), its Unity Catalog error code where UC
+ * has one of its own, and its message template. `{name}` in a template is a parameter the raiser
+ * passes (errors.ts checks them at compile time); a class raised with several messages lists
+ * them under `messages`, each raised as `CLASS:VARIANT` and reported as CLASS.
+ */
+
+/** The UC error codes a class can map to (lib/api/uc/errors.ts maps the rest by status). */
+export type UcErrorCode =
+  | "CATALOG_NOT_FOUND"
+  | "SCHEMA_NOT_FOUND"
+  | "TABLE_NOT_FOUND"
+  | "CATALOG_ALREADY_EXISTS"
+  | "SCHEMA_ALREADY_EXISTS"
+  | "TABLE_ALREADY_EXISTS"
+  | "FAILED_PRECONDITION"
+  | "PERMISSION_DENIED"
+  | "UNAUTHENTICATED"
+  | "COMMIT_VERSION_CONFLICT"
+  | "UPDATE_REQUIREMENT_CONFLICT"
+  | "RESOURCE_EXHAUSTED"
+  | "UNIMPLEMENTED";
+
+export interface ErrorClassEntry {
+  readonly status: number;
+  readonly sqlstate?: string;
+  readonly uc?: UcErrorCode;
+  readonly message?: string;
+  readonly messages?: Readonly<Record<string, string>>;
+}
+
+export const ERROR_CLASSES = {
+  ALTER_TABLE_COLUMN_DESCRIPTOR_DUPLICATE: {
+    status: 400,
+    sqlstate: "42710",
+    message:
+      'ALTER TABLE ADD column {name} specifies descriptor "{label}" more than once, which is invalid.',
+  },
+  AMBIGUOUS_REFERENCE: {
+    status: 400,
+    sqlstate: "42704",
+    message: "Reference {name} is ambiguous, could be: [{refs}].",
+  },
+  ARITHMETIC_OVERFLOW: {
+    status: 400,
+    sqlstate: "22003",
+    message: '{message}.{alt} If necessary set {ANSI_CONF} to "false" to bypass this error.',
+  },
+  ASSIGNMENT_ARITY_MISMATCH: {
+    status: 400,
+    sqlstate: "42802",
+    message:
+      "Number of column aliases does not match number of columns. Number of column aliases: {columnsCount}; number of columns: {width}.",
+  },
+  BINARY_ARITHMETIC_OVERFLOW: {
+    status: 400,
+    sqlstate: "22003",
+    message:
+      "{left} {symbol} {right} caused overflow. Use `{tryFunction}` to ignore overflow problem and return NULL.",
+  },
+  CANNOT_PARSE_TIMESTAMP: {
+    status: 400,
+    sqlstate: "22007",
+    message:
+      "Text '{text}' could not be parsed at index {index}. Use `try_to_timestamp` to tolerate invalid input string and return NULL instead.",
+  },
+  CANNOT_RESOLVE_STAR_EXPAND: {
+    status: 400,
+    sqlstate: "42704",
+    message: "Cannot resolve {qualifier}.* given input columns {fields}.",
+  },
+  CAST_INVALID_INPUT: {
+    status: 400,
+    sqlstate: "22018",
+    messages: {
+      VALUE_TYPE_CAST:
+        'The value {v} of the type "{v2}" cannot be cast to "{type}" because it is malformed ({loc}). Correct the value as per the syntax, or change its target type.',
+      USE_TRY_TOLERATE:
+        "The value {value} of the type {from} cannot be cast to {to} because it is malformed. Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate malformed input and return NULL instead.",
+    },
+  },
+  CAST_OVERFLOW: {
+    status: 400,
+    sqlstate: "22003",
+    message:
+      "The value {value} of the type {from} cannot be cast to {to} due to an overflow. Use `try_cast` to tolerate overflow and return NULL instead.",
+  },
+  CAST_OVERFLOW_IN_TABLE_INSERT: {
+    status: 400,
+    sqlstate: "22003",
+    message:
+      'Fail to assign a value of "{v}" type to the "{type}" type column or variable {path} due to an overflow{row}.',
+  },
+  CATALOG_ALREADY_EXISTS: {
+    status: 409,
+    sqlstate: "42P04",
+    uc: "CATALOG_ALREADY_EXISTS",
+    message:
+      "Cannot create catalog {catalog} because it already exists.\nChoose a different name, drop the existing catalog, or add the IF NOT EXISTS clause to tolerate pre-existing catalog.",
+  },
+  CATALOG_CORRUPT: {
+    status: 500,
+    messages: {
+      CATALOG_ITEM_LACKS: "catalog item lacks {key}",
+      ID: "catalog item lacks its id",
+    },
+  },
+  CATALOG_INVALID_STATE: {
+    status: 500,
+    messages: {
+      ABORT_CREATION: "cannot abort the creation of table {tableId}: it is {state}",
+      FINISHDROPTABLE_STATE_CALL:
+        "finishDropTable on table {tableId} in state {state}; call beginDropTable first",
+    },
+  },
+  CATALOG_NOT_EMPTY: {
+    status: 409,
+    sqlstate: "2BP01",
+    uc: "FAILED_PRECONDITION",
+    message:
+      "Cannot drop a catalog {catalog} because it contains schemas.\nUse DROP CATALOG ... CASCADE to drop the catalog and all its objects.",
+  },
+  CATALOG_NOT_FOUND: {
+    status: 404,
+    sqlstate: "42P08",
+    uc: "CATALOG_NOT_FOUND",
+    message:
+      "The catalog {catalog} not found. Verify the spelling of the catalog name, or create it with CREATE CATALOG.",
+  },
+  COLUMN_ALREADY_EXISTS: {
+    status: 400,
+    sqlstate: "42711",
+    messages: {
+      ALREADY_EXISTS_CHOOSE:
+        "The column {path} already exists. Choose another name or rename the existing column.",
+      LISTED_TWICE_PARTITIONED: "The column `{name}` is listed twice in PARTITIONED BY.",
+    },
+  },
+  COMMIT_VERSION_CONFLICT: {
+    status: 409,
+    uc: "COMMIT_VERSION_CONFLICT",
+    message:
+      "Commit version already accepted. Version {version} was accepted with commit file {winner}, but the request carried {fileName}. Reload the table and commit at the next version.",
+  },
+  CREATE_TABLE_COLUMN_DESCRIPTOR_DUPLICATE: {
+    status: 400,
+    sqlstate: "42710",
+    message:
+      'CREATE TABLE column {name} specifies descriptor "{label}" more than once, which is invalid.',
+  },
+  CREDENTIAL_VENDING_NOT_CONFIGURED: {
+    status: 501,
+    messages: {
+      READ: "This deployment vends no table credentials: set SILT_TABLE_ACCESS_ROLE_ARN to the role readers assume (the CDK stack creates it and sets the variable).",
+      READ_WRITE:
+        "This deployment vends no credentials that write tables (SILT_TABLE_WRITE_ROLE_ARN is not set; the CDK stack creates the table-write role and sets it), so table {table} (id {tableId}) cannot be written from outside of Silt here. Request READ credentials to read its files, and write through Silt (the insert, merge or SQL routes, or objects under {ingestPrefix} in the bucket).",
+    },
+  },
+  "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES": {
+    status: 400,
+    sqlstate: "42K09",
+    message:
+      'Cannot resolve "{sql}" due to data type mismatch: the left and right operands of the binary operator have incompatible types ({type} and {type2}).',
+  },
+  "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE": {
+    status: 400,
+    sqlstate: "42K09",
+    message:
+      'Cannot resolve "{sql}" due to data type mismatch: the binary operator requires the input type {inputType}, not {type}.',
+  },
+  "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION": {
+    status: 400,
+    sqlstate: "42K09",
+    message:
+      'Cannot resolve "{sqlExpr}" due to data type mismatch: cannot cast {srcType} to {targetType}.',
+  },
+  "DATATYPE_MISMATCH.CAST_WITH_CONF_SUGGESTION": {
+    status: 400,
+    sqlstate: "42K09",
+    message:
+      "Cannot resolve \"{sqlExpr}\" due to data type mismatch: cannot cast {srcType} to {targetType} with ANSI mode on.\nIf you have to cast {srcType} to {targetType}, you can set {config} as 'false'.",
+  },
+  "DATATYPE_MISMATCH.CAST_WITH_FUNC_SUGGESTION": {
+    status: 400,
+    sqlstate: "42K09",
+    message:
+      'Cannot resolve "{sqlExpr}" due to data type mismatch: cannot cast {srcType} to {targetType}.\nTo convert values from {srcType} to {targetType}, you can use the functions {functionNames} instead.',
+  },
+  "DATATYPE_MISMATCH.DATA_DIFF_TYPES": {
+    status: 400,
+    sqlstate: "42K09",
+    messages: {
+      RESOLVE_DUE_DATA:
+        'Cannot resolve "{sql}" due to data type mismatch: Input to `in` should all be the same type, but it\'s [{types}].',
+      RESOLVE_DUE_DATA_TYPE:
+        'Cannot resolve "{sql}" due to data type mismatch: Input to {fn} should all be the same type, but it\'s [{values}].',
+    },
+  },
+  "DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN": {
+    status: 400,
+    sqlstate: "42K09",
+    message:
+      'Cannot resolve "{sql}" due to data type mismatch: Filter expression "{sql}" of type {type} is not a boolean.',
+  },
+  "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE": {
+    status: 400,
+    sqlstate: "42K09",
+    messages: {
+      RESOLVE_DUE_DATA:
+        'Cannot resolve "{sql}" due to data type mismatch: The {op} does not support ordering on type {type}.',
+      RESOLVE_DUE_DATA_TYPE:
+        'Cannot resolve "{sql}" due to data type mismatch: The `in` does not support ordering on type {type}.',
+      RESOLVE_DUE_DATA_TYPE_MISMATCH:
+        'Cannot resolve "{sql}" due to data type mismatch: The `{name}` does not support ordering on type {type}.',
+    },
+  },
+  "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT": {
+    status: 400,
+    sqlstate: "42K09",
+    message:
+      'Cannot resolve "{sql}" due to data type mismatch: the input scale should be a foldable "INT" expression; however, got "{sql}".',
+  },
+  "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE": {
+    status: 400,
+    sqlstate: "42K09",
+    message:
+      'Cannot resolve "{sql}" due to data type mismatch: The {index} parameter requires the {required} type, however "{arg}" has the type {type}.',
+  },
+  DATATYPE_MISSING_SIZE: {
+    status: 400,
+    sqlstate: "42K01",
+    message:
+      'DataType "{shown}" requires a length parameter, for example "{shown}"(10). Please specify the length.',
+  },
+  DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION: {
+    status: 400,
+    sqlstate: "22003",
+    message: "Decimal precision {precision} exceeds max precision {MAX_DECIMAL_PRECISION}.",
+  },
+  DELTA_ADD_COLUMN_PARENT_NOT_STRUCT: {
+    status: 400,
+    message: "Cannot add {column} because its parent is not a StructType. Found {type}.",
+  },
+  DELTA_AGGREGATION_NOT_SUPPORTED: {
+    status: 400,
+    sqlstate: "42903",
+    messages: {
+      CONDITION: "Aggregate functions are not supported in the {operation} (condition = {t}).",
+      MERGE_CONDITION:
+        "Aggregate functions are not supported in the MERGE {clause} (condition = {t}).",
+      MERGE: "Aggregate functions are not supported in the MERGE {clause} ({t}).",
+      UPDATE: "Aggregate functions are not supported in the UPDATE ({path} = {value}).",
+    },
+  },
+  DELTA_CANNOT_MODIFY_APPEND_ONLY: {
+    status: 400,
+    sqlstate: "42809",
+    message:
+      "This table is configured to only allow appends. If you would like to permit updates or deletes, use 'ALTER TABLE {tableName} SET TBLPROPERTIES (delta.appendOnly=false)'.",
+  },
+  DELTA_CANNOT_RESTORE_TABLE_VERSION: {
+    status: 400,
+    sqlstate: "22003",
+    message:
+      "Cannot restore table to version {version}. Available versions: [{startVersion}, {endVersion}].",
+  },
+  DELTA_CANNOT_RESTORE_TIMESTAMP_EARLIER: {
+    status: 400,
+    sqlstate: "22003",
+    message:
+      "Cannot restore table to timestamp ({requestedTimestamp}) as it is before the earliest version available. Please use a timestamp after ({earliestTimestamp}).",
+  },
+  DELTA_CANNOT_RESTORE_TIMESTAMP_GREATER: {
+    status: 400,
+    sqlstate: "22003",
+    message:
+      "Cannot restore table to timestamp ({requestedTimestamp}) as it is after the latest version available. Please use a timestamp before ({latestTimestamp}).",
+  },
+  DELTA_CANNOT_USE_ALL_COLUMNS_FOR_PARTITION: {
+    status: 400,
+    sqlstate: "428FT",
+    message: "Cannot use all columns for partition columns",
+  },
+  DELTA_COLUMN_MAPPING_PHYSICAL_NAMES_MISSING: {
+    status: 400,
+    message:
+      "Table {tableName} uses column mapping, so its data files must name columns by their physical names, but {path} has column(s) {unknown}. The engine that wrote it does not support column mapping; write with one that does, or use a table created with 'delta.columnMapping.mode' = 'none'.",
+  },
+  DELTA_CONCURRENT_APPEND: {
+    status: 409,
+    sqlstate: "2D521",
+    message:
+      "Transaction conflict detected. A concurrent {op} added data to table {table} {at}. Please try the operation again.",
+  },
+  DELTA_CONCURRENT_DELETE_DELETE: {
+    status: 409,
+    sqlstate: "2D521",
+    message:
+      "Transaction conflict detected. A concurrent {op} deleted data from table {table} {at} that this transaction attempted to delete. Please try the operation again.",
+  },
+  DELTA_CONCURRENT_DELETE_READ: {
+    status: 409,
+    sqlstate: "2D521",
+    message:
+      "Transaction conflict detected. A concurrent {op} deleted data from table {table} {at} that this transaction read. Please try the operation again.",
+  },
+  DELTA_CONCURRENT_TRANSACTION: {
+    status: 409,
+    sqlstate: "2D521",
+    messages: {
+      CONCURRENTTRANSACTIONEXCEPTION_CONFLICTING_METADATA:
+        "ConcurrentTransactionException: A conflicting metadata domain {domain} is added. Please try the operation again. {conflictingCommit}",
+      CONCURRENTTRANSACTIONEXCEPTION_ERROR_OCCURS:
+        "ConcurrentTransactionException: This error occurs when multiple writers use the same application transaction id ({appId}) to write into table {table}. Did you run multiple instances of the same job at the same time? {conflictingCommit}",
+      OBJECTS_WERE_INGESTED: "Objects {done} were ingested by a concurrent commit.",
+    },
+  },
+  DELTA_CONCURRENT_WRITE: {
+    status: 409,
+    sqlstate: "2D521",
+    message:
+      "ConcurrentWriteException: A concurrent transaction has written new data since the current transaction read the table {tableName}, {attempts} times in a row (last at version {target}). Please try the operation again.",
+  },
+  DELTA_CONFLICT_SET_COLUMN: {
+    status: 400,
+    sqlstate: "42701",
+    message: "There is a conflict from these SET columns: [{mine}].",
+  },
+  DELTA_DELETION_VECTOR_CARDINALITY_MISMATCH: {
+    status: 500,
+    message: "The {d} holds {rowsCount} rows but its descriptor says {cardinality}",
+  },
+  DELTA_DELETION_VECTOR_CHECKSUM_MISMATCH: {
+    status: 500,
+    message: "The {d} in {key} is corrupt: stored CRC-32 {stored}, computed {actual}",
+  },
+  DELTA_DELETION_VECTOR_INVALID_BITMAP: {
+    status: 500,
+    message: "Malformed deletion vector bitmap: {message}",
+  },
+  DELTA_DELETION_VECTOR_INVALID_ROW_INDEX: {
+    status: 500,
+    messages: {
+      INDEX_OUTSIDE_FILE: "Deletion vector row index {r} is outside the file's {numRows} rows",
+      INVALID_INDEX_POSITION:
+        "Invalid deletion vector row index {v} at position {i}: expected an integer in [0, 2^53)",
+      INDEXES_STRICTLY_ASCENDING:
+        "Deletion vector row indexes must be strictly ascending: {v} follows {prev} at position {i}",
+    },
+  },
+  DELTA_DELETION_VECTOR_SIZE_MISMATCH: {
+    status: 500,
+    message: "The {d} does not match its descriptor's sizeInBytes {sizeInBytes}: {detail}",
+  },
+  DELTA_DELETION_VECTOR_TOO_LARGE: {
+    status: 500,
+    message: "A deletion vector file of {total} bytes exceeds the 2 GiB a descriptor can address",
+  },
+  DELTA_DELETION_VECTOR_WRITE_FAILED: {
+    status: 500,
+    message: "Could not create a deletion vector file with a fresh name after 3 attempts",
+  },
+  DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA: {
+    status: 400,
+    sqlstate: "0AKDC",
+    message: "Cannot drop column from a schema with a single column. Schema:\n{s}",
+  },
+  DELTA_DYNAMIC_PARTITION_OVERWRITE_INCOMPATIBLE_REPLACE_ON_OR_USING: {
+    status: 400,
+    sqlstate: "42613",
+    message:
+      "Dynamic partition overwrite ('partitionOverwriteMode'='dynamic') cannot be used together with 'replaceOn' or 'replaceUsing'.",
+  },
+  DELTA_EMPTY_SCHEMA: {
+    status: 400,
+    sqlstate: "42000",
+    message: "A table needs at least one column. List its columns, e.g. (id INT, name STRING).",
+  },
+  DELTA_FILE_NOT_FOUND_DETAILED: {
+    status: 500,
+    sqlstate: "42K03",
+    messages: {
+      FILE_REFERENCED_TRANSACTION:
+        "File {key} referenced in the transaction log ({d}) cannot be found. This occurs when data has been manually deleted from the file system rather than using the table `DELETE` statement.",
+      FILE_REFERENCED_TRANSACTION_LOG:
+        "File {path} referenced in the transaction log cannot be found. This occurs when data has been manually deleted from the file system rather than using the table `DELETE` statement.",
+    },
+  },
+  DELTA_INCOMPATIBLE_DATAFRAME_OPTIONS: {
+    status: 400,
+    sqlstate: "42613",
+    message:
+      "Option(s) 'replaceOn' and 'replaceUsing' cannot be used together. Give either the USING columns or the ON condition.",
+  },
+  DELTA_INSERT_COLUMN_ARITY_MISMATCH: {
+    status: 400,
+    sqlstate: "42802",
+    messages: {
+      NESTED_FIELDS:
+        "Cannot write to '{table}', not enough nested fields in {path}; target table has {n} column(s) but the inserted data has {vCount} column(s).",
+      COLUMNS:
+        "Cannot write to '{table}', not enough data columns; target table has {namesCount} column(s) but the inserted data has {got} column(s).",
+    },
+  },
+  DELTA_INSERT_REPLACE_ON_AMBIGUOUS_COLUMNS_IN_CONDITION: {
+    status: 400,
+    sqlstate: "42702",
+    message:
+      "Column(s) {ambiguous} are ambiguous in the condition of INSERT REPLACE ON. Qualify them with the target table's alias or the source's alias.",
+  },
+  DELTA_INSERT_REPLACE_ON_UNRESOLVED_COLUMNS_IN_CONDITION: {
+    status: 400,
+    sqlstate: "42703",
+    message:
+      "Column(s) {unresolved} cannot be resolved in the condition of INSERT REPLACE ON: they are neither columns of the target table nor of the source.",
+  },
+  DELTA_INVALID_DELETION_VECTOR_DESCRIPTOR: { status: 500, message: "Invalid {d}: {why}" },
+  DELTA_INVALID_DELETION_VECTOR_PREFIX: {
+    status: 500,
+    message: 'Deletion vector prefix {prefix} may only use letters, digits, "_" and "-"',
+  },
+  DELTA_INVALID_INGEST_MERGE_KEYS: {
+    status: 400,
+    message: "Table property silt.ingest.mergeKeys names `{k}`, which is not a column.",
+  },
+  DELTA_INVALID_PARTITION_COLUMN_TYPE: {
+    status: 400,
+    sqlstate: "42996",
+    message: "Using column `{name}` of type {type} as a partition column is not supported.",
+  },
+  DELTA_INVALID_PROTOCOL_VERSION: {
+    status: 400,
+    sqlstate: "KD004",
+    messages: {
+      READER_READER_VERSIONS:
+        "Unsupported Delta protocol version: table requires reader version {minReaderVersion} and writer version {minWriterVersion}, but Silt supports reader versions 1 to {MAX_READER_VERSION}.",
+      UP: "Unsupported Delta protocol version: the table requires writer version {minWriterVersion}, but Silt supports up to 7.",
+    },
+  },
+  DELTA_INVALID_TABLE_ROOT: {
+    status: 500,
+    message: 'Table root {tableRoot} must be empty or end with "/"',
+  },
+  DELTA_INVALID_Z85_ENCODING: {
+    status: 500,
+    messages: {
+      Z85_TEXT_LENGTH: "Invalid Z85 text: length {textCount} is not a multiple of 5",
+      Z85_BYTE_LENGTH:
+        "Invalid Z85 byte length {byteLength}: the text decodes to {decodedLength} bytes",
+      Z85_CHARACTER_POSITION: "Invalid Z85 character {text} at position {position}",
+      Z85_GROUP_OVERFLOWS: "Invalid Z85 group {text}: overflows",
+      UUID: "Invalid UUID {uuid}",
+      Z85_UUID_EXPECTED: "Invalid Z85 UUID {text}: expected 20 characters",
+    },
+  },
+  DELTA_LOG_FILE_NOT_FOUND: {
+    status: 500,
+    sqlstate: "42K03",
+    message:
+      "Unable to retrieve the delta log files to construct table version {target}: version {gap} is missing and no usable checkpoint covers it.{why}",
+  },
+  DELTA_MERGE_ADD_VOID_COLUMN: {
+    status: 400,
+    sqlstate: "42K09",
+    message:
+      "Cannot add column `{name}` with type VOID. Please explicitly specify a non-void type.",
+  },
+  DELTA_MERGE_INSERT_COLUMN_ARITY_MISMATCH: {
+    status: 400,
+    sqlstate: "42802",
+    message:
+      "The INSERT clause of MERGE names {columnsCount} column(s) but gives {valuesCount} value(s).",
+  },
+  DELTA_MERGE_UNRESOLVED_EXPRESSION: {
+    status: 400,
+    sqlstate: "42601",
+    message: "Cannot resolve {name} in {clause} given columns {cols}.",
+  },
+  DELTA_METADATA_CHANGED: {
+    status: 409,
+    sqlstate: "2D521",
+    message:
+      "MetadataChangedException: The metadata of the Delta table {table} has been changed by a concurrent update. Please try the operation again. {conflictingCommit}",
+  },
+  DELTA_MISSING_SET_COLUMN: {
+    status: 400,
+    sqlstate: "42703",
+    message: "{column} column not found given columns: {fields}.",
+  },
+  DELTA_MODE_NOT_SUPPORTED: {
+    status: 400,
+    sqlstate: "0AKDC",
+    message:
+      "Specified mode '{props}' is not supported for 'delta.columnMapping.mode'. Supported modes are: none, name, id.",
+  },
+  DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE: {
+    status: 400,
+    sqlstate: "21506",
+    message:
+      "Cannot perform Merge as multiple source rows matched and attempted to modify the same\ntarget row in the Delta table in possibly conflicting ways. By SQL semantics of Merge,\nwhen multiple source rows match on the same target row, the result may be ambiguous\nas it is unclear which source row should be used to update or delete the matching\ntarget row. You can preprocess the source table to eliminate the possibility of\nmultiple matches. Please refer to\nhttps://docs.delta.io/latest/delta-update.html#upsert-into-a-table-using-merge",
+  },
+  DELTA_NON_PARTITION_COLUMN_REFERENCE: {
+    status: 400,
+    sqlstate: "42P10",
+    message:
+      "Predicate references non-partition column '{name}'. Only the partition columns may be referenced: [{partitionColumns}]",
+  },
+  DELTA_NOT_NULL_CONSTRAINT_VIOLATED: {
+    status: 400,
+    sqlstate: "23502",
+    message: "NOT NULL constraint violated for column: {path}.",
+  },
+  DELTA_OPERATION_NOT_ALLOWED: {
+    status: 400,
+    sqlstate: "0AKDC",
+    message:
+      "Operation not allowed: `NOT NULL in ALTER TABLE ADD COLUMNS` is not supported for Delta tables",
+  },
+  DELTA_OVERWRITE_BY_FILTER_INCOMPATIBLE_REPLACE_ON_OR_USING: {
+    status: 400,
+    sqlstate: "42613",
+    message:
+      "Overwrite by filter ('replaceWhere') cannot be used together with 'replaceOn' or 'replaceUsing'.",
+  },
+  DELTA_PARQUET_CORRUPT: { status: 400, message: "Invalid Parquet file: {why}" },
+  DELTA_PARTITION_COLUMN_NOT_FOUND: {
+    status: 400,
+    sqlstate: "42703",
+    message: "Partition column `{name}` not found in schema [{fields}].",
+  },
+  DELTA_PROTOCOL_CHANGED: {
+    status: 409,
+    sqlstate: "2D521",
+    message:
+      "ProtocolChangedException: The protocol version of the Delta table {table} has been changed by a concurrent update. Please try the operation again. {conflictingCommit}",
+  },
+  DELTA_REPLACE_WHERE_MISMATCH: {
+    status: 400,
+    sqlstate: "44000",
+    message:
+      "Written data does not conform to partial table overwrite condition or constraint '{text}'.\nCHECK constraint EXPRESSION({text}) {text} violated by row with values:\n{values}",
+  },
+  DELTA_REPLACE_WHERE_WITH_DYNAMIC_PARTITION_OVERWRITE: {
+    status: 400,
+    sqlstate: "42613",
+    message:
+      "A 'replaceWhere' expression and 'partitionOverwriteMode'='dynamic' cannot both be set in the DataFrameWriter options.",
+  },
+  DELTA_SCHEMA_MISMATCH: {
+    status: 400,
+    sqlstate: "42KDG",
+    message:
+      "Object {key} does not match the schema of {name}: column `{name2}` is not in the table (columns: {fields}).",
+  },
+  DELTA_SCHEMA_NOT_PROVIDED: {
+    status: 400,
+    sqlstate: "42908",
+    message:
+      "Table schema is not provided. Please provide the schema (column definition) of the table when using REPLACE table and an AS SELECT query is not provided.",
+  },
+  DELTA_SCHEMA_NOT_SET: {
+    status: 400,
+    sqlstate: "KD008",
+    message:
+      "Table schema is not set: the metadata of version {version} declares no columns. Write data into it or use CREATE TABLE to set the schema.",
+  },
+  DELTA_STATE_RECOVER_ERROR: {
+    status: 500,
+    sqlstate: "XXKDS",
+    messages: {
+      COMMIT_FILE_VALID:
+        "Commit file {key} for version {version} is not valid newline-delimited JSON: {message}",
+      YOUR_DELTA_TABLE:
+        "The {what} of your Delta table could not be recovered while Reconstructing version: {version}. Did you manually delete files in the _delta_log directory?",
+    },
+  },
+  DELTA_TABLE_NOT_FOUND: {
+    status: 404,
+    sqlstate: "42P01",
+    message: "Delta table {tableRoot} doesn't exist: {LOG_DIR} holds no commits or checkpoints.",
+  },
+  DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION: {
+    status: 400,
+    sqlstate: "42816",
+    message:
+      "The provided timestamp ({providedTimestamp}) is before the earliest version available to this table ({earliestTimestamp}). Please use a timestamp after {minimumTimestamp}.",
+  },
+  DELTA_TIMESTAMP_GREATER_THAN_COMMIT: {
+    status: 400,
+    sqlstate: "42816",
+    message:
+      "The provided timestamp ({providedTimestamp}) is after the latest version available to this table ({latestTimestamp}). Please use a timestamp before or at {maximumTimestamp}.",
+  },
+  DELTA_TIMESTAMP_INVALID: {
+    status: 400,
+    sqlstate: "42816",
+    message: "The provided timestamp ({text}) cannot be converted to a valid timestamp.",
+  },
+  DELTA_UNKNOWN_CONFIGURATION: {
+    status: 400,
+    sqlstate: "F0000",
+    message: "Unknown configuration was specified: {rawKey}",
+  },
+  DELTA_UNSUPPORTED_ABSOLUTE_PATH: {
+    status: 400,
+    message:
+      "Data file {path} is outside the table's location; Silt reads files under the table root only.",
+  },
+  DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE: {
+    status: 400,
+    sqlstate: "0AKDC",
+    message:
+      "The column mapping mode `{raw}` is not supported for this Delta version. Please upgrade if you want to use this mode.",
+  },
+  DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE: {
+    status: 400,
+    sqlstate: "0AKDC",
+    message: "Changing column mapping mode from '{oldMode}' to '{newMode}' is not supported.",
+  },
+  DELTA_UNSUPPORTED_DATA_TYPE: {
+    status: 400,
+    message: "Cannot write nested type {t} containing timestamps to Parquet",
+  },
+  DELTA_UNSUPPORTED_DATA_TYPES: {
+    status: 400,
+    sqlstate: "0AKDC",
+    message: "Found columns using unsupported data types: [{list}].",
+  },
+  DELTA_UNSUPPORTED_DELETION_VECTOR_PATH: {
+    status: 400,
+    message:
+      "Cannot read {d}: {why}. Only absolute paths inside the table's own directory ({tableRoot}) can be read.",
+  },
+  DELTA_UNSUPPORTED_DML_WITHOUT_DELETION_VECTORS: {
+    status: 400,
+    sqlstate: "0AKDC",
+    message:
+      "Table {tableName} has 'delta.enableDeletionVectors' turned off; Silt writes row-level changes as deletion vectors only. Set the property to true and retry.",
+  },
+  DELTA_UNSUPPORTED_DROP_COLUMN: {
+    status: 400,
+    sqlstate: "0AKDC",
+    message:
+      "DROP COLUMN is not supported for your Delta table. It needs column mapping ('delta.columnMapping.mode' = 'name'), which Silt turns on when a table is created unless TBLPROPERTIES turn it off; it cannot be enabled later, so recreate the table with column mapping (CREATE OR REPLACE TABLE … AS SELECT) to rename or drop columns.",
+  },
+  DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN: {
+    status: 400,
+    sqlstate: "42000",
+    message: "Dropping partition columns ({partitions}) is not allowed.",
+  },
+  DELTA_UNSUPPORTED_FEATURES_FOR_READ: {
+    status: 400,
+    sqlstate: "56038",
+    message:
+      "Unable to read this table because it requires table feature(s) that Silt does not support: {features}.",
+  },
+  DELTA_UNSUPPORTED_FEATURES_FOR_WRITE: {
+    status: 400,
+    sqlstate: "56038",
+    messages: {
+      FEATURES:
+        "Unable to write this table because it requires table feature(s) that Silt does not support: {features}.",
+      UNABLE_WRITE_BECAUSE:
+        "Unable to write this table because it requires writer table feature(s) that are unsupported by Silt: changeDataFeed. Leave 'delta.enableChangeDataFeed' unset or false.",
+      ALTER_ENABLES_FEATURES:
+        "Cannot alter table {tableName}: Silt enables table features only when a table is created; '{key}' cannot be set by ALTER TABLE.",
+    },
+  },
+  DELTA_UNSUPPORTED_FEATURE_STATUS: {
+    status: 400,
+    sqlstate: "0AKDE",
+    message:
+      "Table feature {feature} must be 'supported' to be enabled through '{key}', but it is '{value}'.",
+  },
+  DELTA_UNSUPPORTED_RENAME_COLUMN: {
+    status: 400,
+    sqlstate: "0AKDC",
+    message:
+      "Column rename is not supported for your Delta table. It needs column mapping ('delta.columnMapping.mode' = 'name'), which Silt turns on when a table is created unless TBLPROPERTIES turn it off; it cannot be enabled later, so recreate the table with column mapping (CREATE OR REPLACE TABLE … AS SELECT) to rename or drop columns.",
+  },
+  DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE: {
+    status: 400,
+    messages: {
+      USE_CREATE_REPLACE:
+        "Cannot alter table {tableName}: '{key}' is '{currentValue}' and can only be chosen when the table is created (use CREATE OR REPLACE TABLE to change it).",
+      ALTER_TABLE_CHOSEN:
+        "Cannot alter table {tableName}: '{key}' can only be chosen when the table is created.",
+    },
+  },
+  DELTA_UPDATE_NON_STRUCT_TYPE_FIELD: {
+    status: 400,
+    sqlstate: "0AKDC",
+    message:
+      "Updating nested fields is only supported for StructType, but you are trying to update a field of `{field}`, which is of type: {st}.",
+  },
+  DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION: {
+    status: 400,
+    sqlstate: "42846",
+    message: "Cannot cast {from} to {target}. All nested columns must match.",
+  },
+  DELTA_VACUUM_RETENTION_NEGATIVE: {
+    status: 400,
+    sqlstate: "22003",
+    message: "Retention for VACUUM must be a non-negative number of hours, got {retainHours}.",
+  },
+  DELTA_VACUUM_RETENTION_PERIOD_TOO_SHORT: {
+    status: 400,
+    sqlstate: "22003",
+    message:
+      'Are you sure you would like to vacuum files with such a low retention period? If you have writers that are currently writing to this table, there is a risk that you may corrupt the state of your Delta table.\n\nIf you are certain that there are no operations being performed on this table, such as insert/upsert/delete/optimize, then you may turn off this check by setting:\nspark.databricks.delta.retentionDurationCheck.enabled = false\n\nIf you are not sure, please use a value not less than "{retentionHours} hours".',
+  },
+  DELTA_VERSIONS_NOT_CONTIGUOUS: {
+    status: 500,
+    sqlstate: "KD00C",
+    message:
+      "Versions ({listed}) are not contiguous. A gap in the delta log was detected at version {gap} while trying to load version {target}.{why}",
+  },
+  DELTA_VERSION_NOT_FOUND: {
+    status: 400,
+    sqlstate: "22003",
+    message:
+      "Cannot time travel Delta table to version {userVersion}. Available versions: [{earliest}, {latest}].",
+  },
+  DELTA_ZORDERING_COLUMN_DOES_NOT_EXIST: {
+    status: 400,
+    sqlstate: "42703",
+    message: "Z-Ordering column {column} does not exist in data schema.",
+  },
+  DELTA_ZORDERING_ON_PARTITION_COLUMN: {
+    status: 400,
+    sqlstate: "42P10",
+    message: "{column} is a partition column. Z-Ordering can only be performed on data columns",
+  },
+  DIVIDE_BY_ZERO: {
+    status: 400,
+    sqlstate: "22012",
+    message:
+      'Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead. If necessary set {ANSI_CONF} to "false" to bypass this error.',
+  },
+  DUPLICATED_MAP_KEY: {
+    status: 400,
+    sqlstate: "23505",
+    message: "Duplicate map key {key} was found, please check the input data.",
+  },
+  DUPLICATE_CLAUSES: {
+    status: 400,
+    sqlstate: "42614",
+    message: "Found duplicate clauses: {label}. Please, remove one of them.",
+  },
+  DUPLICATE_KEY: { status: 400, sqlstate: "23505", message: "Found duplicate keys {key}." },
+  FAILED_READ_FILE: {
+    status: 500,
+    messages: {
+      GIB_ONE_BATCH: "Column {column} holds more than 2 GiB in one batch.",
+      LIST_ELEMENTS: "Column {column} holds more than 2^31 list elements.",
+    },
+  },
+  "FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH": {
+    status: 500,
+    messages: {
+      COLUMN_TABLE_SCHEMA:
+        "Column {column} is {target} in the table schema but {source} in a data file.",
+      COLUMN_TABLE_SCHEMA_BUT:
+        "Column {path} is a {expected} in the table schema but {found} in the data file.",
+    },
+  },
+  FIELDS_ALREADY_EXISTS: {
+    status: 400,
+    sqlstate: "42710",
+    message: "Cannot {op} column, because {path} already exists in {s}.",
+  },
+  FIELD_NOT_FOUND: {
+    status: 400,
+    sqlstate: "42704",
+    message: "No such struct field {name} in {fields}.",
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    status: 422,
+    message:
+      "Idempotency-Key {callerKey} was already used for a different request to this route; use a new key for a new request.",
+  },
+  IDEMPOTENCY_REQUEST_IN_PROGRESS: {
+    status: 409,
+    message:
+      "A request with Idempotency-Key {callerKey} is in progress; retry after it finishes to get its result.",
+  },
+  IDENTIFIER_TOO_MANY_NAME_PARTS: {
+    status: 400,
+    sqlstate: "42601",
+    message:
+      "{name} is not a valid identifier as it has more than 3 name parts. Use catalog.schema.table.",
+  },
+  "INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_STRUCT_FIELDS": {
+    status: 400,
+    sqlstate: "KD000",
+    message:
+      "Cannot write incompatible data for the table {table}: Cannot write extra fields {column} to the struct {path}.",
+  },
+  "INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS": {
+    status: 400,
+    sqlstate: "21S01",
+    messages: {
+      WRITE_REASON_TOO:
+        "Cannot write to {table}, the reason is too many data columns:\nTable columns: {names}.\nData columns: {dataCols}.",
+      TARGET_COLUMN_S:
+        "Cannot write to '{table}', the reason is too many data columns: target table has {target} column(s) but the inserted data has {data} column(s).",
+    },
+  },
+  INSERT_REPLACE_USING_DISALLOW_MISALIGNED_COLUMNS: {
+    status: 400,
+    sqlstate: "42802",
+    message:
+      "All columns in the USING clause must appear in the same position in both the target and source schemas. USING columns that are misaligned: {misaligned}.",
+  },
+  INSUFFICIENT_PERMISSIONS: {
+    status: 403,
+    sqlstate: "42501",
+    uc: "PERMISSION_DENIED",
+    messages: {
+      DID_STAGE_TABLE:
+        "Insufficient privileges: User {principal} did not stage table {catalog}.{schema}.{name}.",
+      OWNER:
+        "Insufficient privileges: User {principal} is not an owner of {KIND} '{fullName}'. Only {owners} can {action}.",
+      ASK_OWNER_RUN:
+        "Insufficient privileges: User {principal} does not have {privilege} on {kind} '{fullName}'. Ask its owner to run: GRANT {privilege} ON {kind2} {fullName} TO `{principal}`.",
+      DID_STAGE_TABLE_DID:
+        "Insufficient privileges: User {principal} did not stage table {name}; {owner} did.",
+      ANY_PRIVILEGE:
+        "Insufficient privileges: User {principal} does not have any privilege on {kind} '{name}'.",
+    },
+  },
+  INTERNAL_ERROR: {
+    status: 500,
+    messages: {
+      INTERNAL_ERROR_OCCURRED:
+        "An internal error occurred. Quote request id {requestId} when reporting it.",
+      STS_ASSUMEROLE_ANSWERED: "STS AssumeRole answered without credentials.",
+      ARROWTOROWS_SCHEMA_COLUMN:
+        "arrowToRows: the schema has {fieldsCount} column(s) but the data has {ncols}.",
+      EVALUATE_BATCH_COLUMN: "evaluate: the batch has no column {ordinal} ({name}) for {kind}.",
+      EVALUATESCALAR_COLUMN_VALUE: "evaluateScalar: column {name} has no value.",
+      AGGREGATE_COMPUTED_QUERY:
+        "The aggregate {name}() must be computed by the query engine, not evaluated as a scalar.",
+      EVALUATOR_FUNCTION: "No evaluator for function {name}.",
+      INTEGRAL_COERCED_DOUBLE: "Integral {op} must be coerced to double first.",
+      UNEXPECTED: "Unexpected {op} on {lt}.",
+      SQL_PARSER_FAILED: "The SQL parser failed unexpectedly: {reason}",
+      INVALID_OBJECT_KEY: "Invalid object key for a local store: {key}",
+    },
+  },
+  INVALID_ARGUMENT: {
+    status: 2,
+    messages: {
+      SILT_READ_EXACTLY: "silt read needs exactly one table path or s3:// URI.",
+      NON_NEGATIVE_INTEGER: "{flag} needs a non-negative integer, got '{text}'.",
+    },
+  },
+  INVALID_ATTRIBUTE_NAME_SYNTAX: {
+    status: 400,
+    sqlstate: "42601",
+    message:
+      "Syntax error in the name {text}: {detail}. Check that back-quotes appear in pairs, a quoted string is a complete name part, and use a back-quote only inside quoted name parts (written as ``).",
+  },
+  INVALID_COLUMN_NAME: {
+    status: 400,
+    sqlstate: "42000",
+    messages: {
+      GIVE_EVERY_NON: "Column {ordinal} has no name. Give every column a non-empty name.",
+      CONTAINS_CONTROL_CHARACTER: "Column name '{name}' contains a control character.",
+    },
+  },
+  "INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER": {
+    status: 400,
+    sqlstate: "22007",
+    message:
+      "Unrecognized datetime pattern: {p}. Illegal pattern character found in datetime pattern: {c}. Please provide legal character.",
+  },
+  INVALID_ESC: {
+    status: 400,
+    sqlstate: "42604",
+    message:
+      "Found an invalid escape string: {escapeChar}. The escape string must contain only one character.",
+  },
+  INVALID_ESCAPE_CHAR: {
+    status: 400,
+    sqlstate: "42604",
+    message: "The escape character must be a string literal of length one, but got {escape}.",
+  },
+  INVALID_EXTRACT_BASE_FIELD_TYPE: {
+    status: 400,
+    sqlstate: "42000",
+    message:
+      'Can\'t extract a value from "{t}". Need a complex type [STRUCT, ARRAY, MAP] but got {st}.',
+  },
+  "INVALID_FORMAT.ESC_AT_THE_END": {
+    status: 400,
+    sqlstate: "42601",
+    message: "The format is invalid: '{pattern}'. The escape character is not allowed to end with.",
+  },
+  "INVALID_FORMAT.ESC_IN_THE_MIDDLE": {
+    status: 400,
+    sqlstate: "42601",
+    message:
+      "The format is invalid: '{pattern}'. The escape character is not allowed to precede '{next}'.",
+  },
+  INVALID_IDEMPOTENCY_KEY: {
+    status: 400,
+    message: "Header Idempotency-Key must be 1 to {MAX_KEY_LENGTH} characters (a UUID is typical).",
+  },
+  INVALID_IDENTIFIER: {
+    status: 400,
+    sqlstate: "42602",
+    messages: {
+      UNQUOTED_IDENTIFIER_INVALID:
+        "The unquoted identifier {part} is invalid and must be back quoted as: {part2}.\nUnquoted identifiers can only contain ASCII letters ('a' - 'z', 'A' - 'Z'), digits ('0' - '9'), and underbar ('_').",
+      ALSO_START_DIGIT:
+        "The unquoted identifier {text} is invalid and must be back quoted as: `{text}`.\nUnquoted identifiers can only contain ASCII letters ('a' - 'z', 'A' - 'Z'), digits ('0' - '9'), and underbar ('_').\nUnquoted identifiers must also not start with a digit.\nDifferent data sources and meta stores may impose additional restrictions on valid identifiers.",
+    },
+  },
+  INVALID_INGEST_EVENT: {
+    status: 500,
+    message: 'Expected an S3 "Object Created" event from EventBridge, got {source} "{event}".',
+  },
+  "INVALID_INLINE_TABLE.INCOMPATIBLE_TYPES_IN_INLINE_TABLE": {
+    status: 400,
+    sqlstate: "42000",
+    message:
+      "Invalid inline table. Found incompatible types in the column `col{ordinal}` for inline table.",
+  },
+  "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH": {
+    status: 400,
+    sqlstate: "42000",
+    message:
+      "Invalid inline table. Inline table expected {width} columns but found {rCount} columns in row {i}.",
+  },
+  INVALID_JSON_DATA_TYPE: {
+    status: 400,
+    sqlstate: "2203G",
+    message: "Failed to convert the JSON string '{json}' to a data type. Please verify the input.",
+  },
+  "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE": {
+    status: 400,
+    sqlstate: "42K0E",
+    messages: {
+      HISTORY_LIMIT_POSITIVE: "The history limit must be a positive integer.",
+      EXPRESSION_INVALID_EXPRESSION:
+        'The {what} expression "{e}" is invalid. The {what} expression must be equal to or greater than 0.',
+    },
+  },
+  INVALID_NUMERIC_LITERAL_RANGE: {
+    status: 400,
+    sqlstate: "22003",
+    message:
+      "Numeric literal {raw} is outside the valid range for {typeName} with minimum value of {min} and maximum value of {max}. Please adjust the value accordingly.",
+  },
+  INVALID_PARAMETER_VALUE: {
+    status: 400,
+    sqlstate: "22023",
+    messages: {
+      TABLE_ID_ID: "table-id {body} is not the id of {c}.",
+      FIELD_UPDATES_LIST: "Field 'updates' must list at least one update.",
+      UNKNOWN_REQUIREMENT_TYPE: "Unknown requirement type '{type}'.",
+      UNKNOWN_UPDATE_ACTION: "Unknown update action '{action}'.",
+      UPDATE_ACTION_GIVEN: "Update action '{action}' is given twice.",
+      UPDATE_NEEDS_ADD:
+        "Update {alone} needs an add-commit: Silt reads a table's metadata from its Delta log, so metadata changes arrive as commits.",
+      LATEST_PUBLISHED_VERSION:
+        "latest-published-version {published} is above the table's latest version {last}.",
+      FIELD_LIST: "Field '{field}' must be a list.",
+      LATEST_BACKFILLED_VERSION:
+        "latest_backfilled_version {backfilled} is above the table's latest version {latestBefore}.",
+      FIELD_SET_SILT: "Field '{field}' cannot be set: Silt allocates every table's storage itself.",
+      UNITY_CATALOG_SUPPORT:
+        "Unity Catalog does not support non-Delta managed table. Create {catalog}.{schema}.{table} with data_source_format DELTA.",
+      FIELD_COLUMNS_LIST:
+        "Field 'columns' must list the table's columns, each with name and type_text or type_json.",
+      TABLE_URI_LOCATION: "table_uri {uri} is not the location of table {tableId}.",
+      SCHEMA_NAMED_CATALOG: "A schema is named catalog.schema, not '{fullName}'.",
+      TABLE_NAMED_CATALOG: "A table is named catalog.schema.table, not '{fullName}'.",
+      FIELD_INTEGER: "Field '{field}' must be an integer >= {min}.",
+      UNKNOWN_FIELD_KNOWN:
+        "Unknown field '{field}' in {where}{suggestion}? The known fields are: {known}.",
+      INVALID_COLUMN_TYPE: "Invalid column type: {message}",
+      FIELD_OPERATION_READ: "Field 'operation' must be READ or READ_WRITE (got {operation}).",
+      NAME_TABLE_EXACTLY:
+        "Name the table by exactly one of 'table_id' (its id, as DESCRIBE DETAIL shows it) or 'table_name' (catalog.schema.table).",
+      NAMED: "A {type} is named by {allowedParts}, not {parts}.",
+      UNKNOWN_SECURABLE_TYPE: "Unknown securable type {type}; Silt has catalog, schema and table.",
+      FULL_NAME_PART: "The full name of a {t} has {depth} part(s) ({expected}), not {fullName}.",
+      LIST_PRIVILEGES: "'{field}' must be a list of privileges.",
+      UNKNOWN_PRIVILEGE_SILT: "Unknown privilege {text}. Silt knows {privileges}.",
+      PRIVILEGE_APPLICABLE_ACCEPTS:
+        "Privilege {privilege} is not applicable to {KIND} '{fullName}'. A {type} accepts {privileges}.",
+      PRINCIPAL_NON_EMPTY:
+        "A principal must be a non-empty name of at most 512 characters without control characters, like `arn:aws:iam::123456789012:user/alice` (got {principal}).",
+      TABLE_TABLE_PROPERTY:
+        "Cannot {verb} table {tableName}: table property '{key}' is managed by the catalog and cannot be set. Remove the TBLPROPERTIES entry and retry.",
+      ALTER_TABLE_TABLE:
+        "Cannot alter table {tableName}: table property '{key}' is managed by the catalog and cannot be set.",
+      ALTER_TABLE_TABLE_PROPERTY:
+        "Cannot alter table {tableName}: table property '{key}' is required by the catalog and cannot be unset.",
+      TABLE_CATALOG_REQUIRES:
+        "Cannot {verb} table {tableName}: catalog requires table property '{key}'='{required}' but the caller supplied '{key}'='{supplied}'. Remove the conflicting TBLPROPERTIES entry and retry.",
+      TABLE_CATALOG_REQUIRES_TABLE:
+        "Cannot {verb} table {tableName}: catalog requires table property '{key}'='{required}' but the commit does not set it.",
+      TABLE_CATALOG_REQUIRES_READER:
+        "Cannot {verb} table {tableName}: catalog requires reader version 3 and writer version 7 but the commit's protocol has {minReaderVersion} and {minWriterVersion}.",
+      TABLE_CATALOG_REQUIRES_TABLE_FEATURE:
+        "Cannot {verb} table {tableName}: catalog requires table feature '{feature}' but the commit's protocol does not list it{featureLists}.",
+      TABLE_READER_FEATURES:
+        "Cannot {verb} table {tableName}: reader features {notWritten} are missing from the writer features.",
+      TABLE_TABLE_PROPERTY_IO:
+        "Cannot {verb} table {tableName}: table property 'io.unitycatalog.tableId' must be '{tableId}', the id the catalog gave the table, but the commit has {found}.",
+      UNITY_CATALOG_SUPPORT_NON:
+        "Unity Catalog does not support non-Delta managed table. Add USING DELTA to create {tableName}.",
+      COMMIT_FILE_NAME:
+        "Commit file name '{fileName}' must be <version as 20 digits>.<uuid>.json for version {version}, as written under {STAGED_DIR}.",
+      COMMIT_COMMITINFO_INCOMMITTIMESTAMP:
+        "Commit {fileName} has no commitInfo with an inCommitTimestamp; the table requires in-commit timestamps.",
+      COMMIT_INCOMMITTIMESTAMP_ABOVE:
+        "Commit {fileName} has inCommitTimestamp {ict}, not above {previousIct} of version {previousVersion}; in-commit timestamps must increase.",
+      COMMIT_VERSION_TABLE:
+        "Commit version {version} of table {tableId} skips versions: the latest accepted version is {last}, so the next commit must be version {nextVersion}.",
+      COMMIT_FILE_EXIST:
+        "Commit file {STAGED_DIR}{fileName} does not exist at the table's location. Write the staged commit before committing it.",
+      COMMIT_FILE_BYTES:
+        "Commit file {fileName} is {infoSize} bytes, but the request says {fileSize}.",
+      COMMIT_FILE_VALID: "Commit file {fileName} is not valid JSON lines: {message}",
+      DATA_FILE_COMMIT: "Data file {path} of the commit cannot be read as Parquet: {message}",
+      CREATE_TABLE_FIRST:
+        "Cannot create table {tableName}: its first commit {LOG_DIR}{firstCommit} is not at the table's location. Write version 0 before creating the table.",
+      CREATE_TABLE_FIRST_COMMIT:
+        "Cannot create table {tableName}: its first commit is not valid JSON lines ({message}).",
+      CREATE_TABLE_FIRST_COMMIT_HOLD:
+        "Cannot create table {tableName}: its first commit must hold a protocol and a metaData action.",
+      CREATE_TABLE_FIRST_COMMIT_COMMIT:
+        "Cannot create table {tableName}: its first commit has no in-commit timestamp, which the catalog requires (inCommitTimestamp).",
+      MANAGED_TABLE_LOCATION:
+        "Managed table {name} cannot have a LOCATION: the catalog allocates it. Remove the LOCATION clause.",
+    },
+  },
+  "INVALID_PARAMETER_VALUE.PATTERN": {
+    status: 400,
+    sqlstate: "22023",
+    message: "The value of parameter(s) `regexp` in `rlike` is invalid: {message}.",
+  },
+  INVALID_PARQUET_OPTION: { status: 400, message: "Unknown Parquet compression: {c}" },
+  INVALID_PARQUET_ROW_GROUP: {
+    status: 400,
+    message: "Row group index {i} is out of range: the file has {count} row group(s)",
+  },
+  INVALID_PARTITION_COLUMN_DATA_TYPE: {
+    status: 400,
+    sqlstate: "0A000",
+    message: "Cannot use {type} for partition column.",
+  },
+  INVALID_REQUEST: {
+    status: 400,
+    messages: {
+      REQUEST_NEEDS_JSON: "The request needs a JSON body.",
+      FIELD_COLUMNS_ARRAY:
+        'Field \'columns\' must be an array like [{"name": "id", "type": "INT"}].',
+      FIELD_ROWS_REQUIRED:
+        "Field 'rows' is required: an array of rows, each an object keyed by column name or an array in column order.",
+      FIELD_SOURCE_ROWS: "Field 'source.rows' must be an array of rows.",
+      FIELD_SOURCE_DELIMITER: "Field 'source.delimiter' must be one character.",
+      FIELD_SOURCE_ONE: "Field 'source' must have one of: rows, arrow, table, parquet, csv, json.",
+      FIELD_SOURCE_COLUMNS:
+        'Field \'source.columns\' must be an array like [{"name": "id", "type": "INT"}].',
+      SOURCE_ROW_OBJECT:
+        "Source row {i} is not an object; rows given as arrays need 'source.columns'.",
+      SOURCE_COLUMN_HOLDS:
+        "Source column '{name}' holds nested values; declare its type in 'source.columns'.",
+      SOURCE_OBJECT_KEYS: "Source object keys must lie under 'ingest/' in the bucket (got {key}).",
+      JSON_OBJECT: "The {what} must be a JSON object.",
+      FIELD_REQUIRED_NON: "Field '{field}' is required and must be a non-empty string.",
+      FIELD_STRING: "Field '{field}' must be a string.",
+      FIELD_TRUE_FALSE: "Field '{field}' must be true or false.",
+      FIELD_INTEGER: "Field '{field}' must be an integer >= {min}.",
+      FIELD_ARRAY_STRINGS: "Field '{field}' must be an array of strings.",
+      FIELD_STRING_2: "Field '{field}.{k}' must be a string.",
+      FIELD_CHANGES_REQUIRED:
+        'Field \'changes\' is required: a list like [{"principal": "alice", "add": ["SELECT"], "remove": []}].',
+      FIELD_SET_NEEDS: "Field 'set' needs at least one column.",
+      FIELD_SQL_EXPRESSION: "Field '{field}' must be a SQL expression string.",
+      FIELD_KEY_COLUMN: "Field '{field}' has key {text}, which is not a column name.",
+      EACH_CLAUSE_NEEDS: "Each {field} clause needs exactly one of {allowed}.",
+      MODE_LITE_FULL: '"mode" must be "lite" or "full", got "{mode}".',
+      RETAINHOURS_NUMBER: '"retainHours" must be a number.',
+      FIELD_MODE_CREATE:
+        'Field \'mode\' must be "create", "createOrReplace" or "replace", not "{mode}".',
+      GIVE_EITHER_QUERY:
+        "Give either 'query' (its result defines the columns and rows) or 'columns' with optional 'rows', not both.",
+      FIELD_ROWS_ARRAY: "Field 'rows' must be an array of rows.",
+      FIELD_TIMESTAMP_TIMESTAMP:
+        "Field 'timestamp' must be a timestamp string ('2026-10-03 12:00:00', ISO-8601) or epoch milliseconds.",
+      REPLACE_MATCHING_ROWS:
+        "A replace by matching rows needs the USING columns or an ON condition.",
+      REPLACE_USING_NEEDS: "REPLACE USING needs at least one column.",
+      RESTORE_NEEDS_EXACTLY: "RESTORE needs exactly one of a version or a timestamp to restore to.",
+    },
+  },
+  INVALID_SCHEMA_OR_RELATION_NAME: {
+    status: 400,
+    sqlstate: "42602",
+    messages: {
+      INVALID_NAME:
+        "{shown} is not a valid {kind} name: {problem}. Names must be 1 to {maxLength} characters long and cannot contain '.', '/', '\\' or control characters.",
+      NO_DEFAULT_SCHEMA:
+        "The table name {table} has no schema and no default schema is set. Write it as <schema>.{table} or <catalog>.<schema>.{table}, or set a default schema.",
+      NO_DEFAULT_CATALOG:
+        "The table name {schemaTable} has no catalog and no default catalog is set. Write it as <catalog>.{schemaTable}, or set a default catalog.",
+      SHOW_SCHEMAS_NEEDS_CATALOG:
+        "SHOW SCHEMAS needs a catalog: write SHOW SCHEMAS IN <catalog>, or send a default catalog.",
+    },
+  },
+  INVALID_SET_SYNTAX: {
+    status: 400,
+    sqlstate: "42000",
+    message:
+      "Expected format is 'SET', 'SET key', or 'SET key=value'. If you want to include special characters in key, or include semicolon in value, please use backquotes, e.g., SET `key`=`value`.",
+  },
+  "INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX": {
+    status: 400,
+    sqlstate: "42000",
+    message: "Invalid SQL syntax: The function {name} does not support DISTINCT.",
+  },
+  INVALID_TIME_TRAVEL_SPEC: {
+    status: 400,
+    sqlstate: "42K0E",
+    message: "Cannot specify both version and timestamp when time travelling the table.",
+  },
+  INVALID_TYPED_LITERAL: {
+    status: 400,
+    sqlstate: "42604",
+    message: "The value of the typed literal \"{kind}\" is invalid: '{text}'.",
+  },
+  INVALID_USAGE_OF_STAR_OR_REGEX: {
+    status: 400,
+    sqlstate: "42000",
+    messages: {
+      EXPRESSION: "Invalid usage of '*' in expression.",
+      INVALID_USAGE: "Invalid usage of '*' in {name}.",
+    },
+  },
+  ITEM_STORE_NO_SORT_KEY: { status: 500, message: "Table {tableName} has no sort key." },
+  MALFORMED_RECORD_IN_PARSING: {
+    status: 400,
+    sqlstate: "22023",
+    messages: {
+      LINE_JSON:
+        "Malformed records are detected in record parsing: line {ordinal} of {json} is not JSON ({message}).",
+      ROWS_OBJECT_ARRAY:
+        "Malformed records are detected in record parsing: rows[{r}] is {row}, not an object or an array.",
+    },
+  },
+  MALFORMED_REQUEST: {
+    status: 400,
+    messages: {
+      REQUEST_BODY_VALID: "The request body is not valid JSON: {message}",
+      BODY_VALID_ARROW: "The body is not a valid Arrow IPC stream: {message}",
+      FIELD_SOURCE_ARROW: "Field 'source.arrow' is not a base64 Arrow IPC stream: {message}",
+    },
+  },
+  MERGE_WITHOUT_WHEN: {
+    status: 400,
+    sqlstate: "42601",
+    message: "There must be at least one WHEN clause in a MERGE statement.",
+  },
+  MISSING_AGGREGATION: {
+    status: 400,
+    sqlstate: "42803",
+    message:
+      "The non-aggregating expression * is based on columns which are not participating in the GROUP BY clause.",
+  },
+  MISSING_GROUP_BY: {
+    status: 400,
+    sqlstate: "42803",
+    message:
+      "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using OVER clauses.",
+  },
+  NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION: {
+    status: 400,
+    sqlstate: "42613",
+    message:
+      "When there are more than one MATCHED clauses in a MERGE statement, only the last MATCHED clause can omit the condition.",
+  },
+  NON_LAST_NOT_MATCHED_BY_SOURCE_CLAUSE_OMIT_CONDITION: {
+    status: 400,
+    sqlstate: "42613",
+    message:
+      "When there are more than one NOT MATCHED BY SOURCE clauses in a MERGE statement, only the last NOT MATCHED BY SOURCE clause can omit the condition.",
+  },
+  NON_LAST_NOT_MATCHED_BY_TARGET_CLAUSE_OMIT_CONDITION: {
+    status: 400,
+    sqlstate: "42613",
+    message:
+      "When there are more than one NOT MATCHED [BY TARGET] clauses in a MERGE statement, only the last NOT MATCHED [BY TARGET] clause can omit the condition.",
+  },
+  NON_PARTITION_COLUMN: {
+    status: 400,
+    sqlstate: "42000",
+    message: "PARTITION clause cannot contain the non-partition column: {column}.",
+  },
+  NOT_FOUND: { status: 404, message: "No route for {method} {path}. See the README for the API." },
+  NULL_MAP_KEY: { status: 400, sqlstate: "2200E", message: "Cannot use null as map key." },
+  "NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION": {
+    status: 400,
+    sqlstate: "22003",
+    message: "{v} cannot be represented as Decimal({precision}, {scale}) ({loc}).",
+  },
+  "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION": {
+    status: 400,
+    sqlstate: "22003",
+    message:
+      '{valueText} cannot be represented as Decimal({precision}, {scale}). If necessary set {ANSI_CONF} to "false" to bypass this error, and return NULL instead.',
+  },
+  ORDER_BY_POS_OUT_OF_RANGE: {
+    status: 400,
+    sqlstate: "42805",
+    message: "ORDER BY position {value} is not in select list (valid range is [1, {fieldsCount}]).",
+  },
+  PARSE_EMPTY_STATEMENT: {
+    status: 400,
+    sqlstate: "42617",
+    message: "Syntax error, unexpected empty statement.",
+  },
+  PARSE_SYNTAX_ERROR: {
+    status: 400,
+    sqlstate: "42601",
+    messages: {
+      SYNTAX_ERROR_NEAR: "Syntax error at or near {near}.",
+      SYNTAX_ERROR_NEAR_2: "Syntax error at or near {near}{hint}.",
+      SYNTAX_ERROR_NEAR_3: "Syntax error at or near '{raw}'.",
+      END_INPUT_STATEMENT: "Syntax error at or near end of input: the statement nests too deeply.",
+    },
+  },
+  PATH_NOT_FOUND: { status: 400, sqlstate: "42K03", message: "Path does not exist: {key}." },
+  PAYLOAD_TOO_LARGE: {
+    status: 413,
+    message:
+      'The request body is larger than {MAX_BODY_BYTES} bytes (6 MiB), the most a request to Silt may carry. Upload big inputs to S3 instead: Parquet, CSV or JSON-lines objects written under {ingest} are appended to that table, and a MERGE takes its source as objects under ingest/ ("source": {"parquet": "ingest/..."}).',
+  },
+  PERMISSION_DENIED: {
+    status: 403,
+    message:
+      "Silt has no external locations: every table is managed, and its storage is reached through the table's own credentials (temporary-table-credentials).",
+  },
+  RESOURCE_EXHAUSTED: {
+    status: 429,
+    uc: "RESOURCE_EXHAUSTED",
+    message:
+      "Table {tableName} has {unpublishedCount} commits that are not yet published to _delta_log/; retry once they are.",
+  },
+  SCHEMA_ALREADY_EXISTS: {
+    status: 409,
+    sqlstate: "42P06",
+    uc: "SCHEMA_ALREADY_EXISTS",
+    message:
+      "Cannot create schema {schemaName} because it already exists.\nChoose a different name, drop the existing schema, or add the IF NOT EXISTS clause to tolerate pre-existing schema.",
+  },
+  SCHEMA_NOT_EMPTY: {
+    status: 409,
+    sqlstate: "2BP01",
+    uc: "FAILED_PRECONDITION",
+    message:
+      "Cannot drop a schema {schemaName} because it contains objects.\nUse DROP SCHEMA ... CASCADE to drop the schema and all its objects.",
+  },
+  SCHEMA_NOT_FOUND: {
+    status: 404,
+    sqlstate: "42704",
+    uc: "SCHEMA_NOT_FOUND",
+    message:
+      "The schema {schemaName} cannot be found. Verify the spelling and correctness of the schema and catalog.\nIf you did not qualify the name with a catalog, verify the current_schema() output, or qualify the name with the correct catalog.\nTo tolerate the error on drop use DROP SCHEMA IF EXISTS.",
+  },
+  SILT_COMMIT_INFO_IN_ACTIONS: {
+    status: 500,
+    message: "Pass commitInfo separately from the actions.",
+  },
+  SILT_COMMIT_NOT_RATIFIED: {
+    status: 500,
+    message: "Cannot mark version {version} of table {tableId} published: it was never ratified.",
+  },
+  SILT_COMMIT_ROW_MALFORMED: {
+    status: 500,
+    message: "Commit arbiter row {S}@{N} lacks attribute {name}.",
+  },
+  SILT_COMMIT_WITHOUT_OPERATION: { status: 500, message: "A commit needs commitInfo.operation." },
+  SILT_MISCONFIGURED: {
+    status: 500,
+    messages: {
+      ENVIRONMENT_VARIABLE_SILT:
+        "Environment variable SILT_AUTH must be one of {AUTH_MODES} (got {value}).",
+      SILT_TOKENS_LIST:
+        "SILT_TOKENS must list token=principal pairs separated by commas (got {pair}).",
+      SILT_AUTH_TOKEN:
+        "SILT_AUTH=token needs SILT_TOKENS, e.g. SILT_TOKENS='not-used=alice@example.com'.",
+      SILT_AUTH_SILT:
+        "SILT_AUTH for silt serve must be none or token (got {mode}); iam and jwt are for the deployed API.",
+      ENVIRONMENT_VARIABLE_SET: "Environment variable {name} is not set.",
+    },
+  },
+  SILT_READ_VERSION_AHEAD: {
+    status: 500,
+    message:
+      "Table {tableName} has no ratified version {readVersion} (latest is {latestVersion}); the snapshot did not come from the catalog.",
+  },
+  SILT_RESTORE_FILES_MISSING: {
+    status: 400,
+    message:
+      "Not all files from version {version} are available in file system. Missed files (top 100 files): {missing}. They were removed (by VACUUM or by hand); restore a more recent version or timestamp instead.",
+  },
+  SILT_ROW_TRACKING_REBASE: {
+    status: 500,
+    message:
+      "Cannot rebase row ids: an add has a baseRowId but no numRecords statistic and the commit carries no delta.rowTracking domain metadata.",
+  },
+  SILT_STAGED_COMMIT_EXISTS: { status: 500, message: "Staged commit {stagedKey} already exists." },
+  SILT_STAGED_COMMIT_MISSING: {
+    status: 500,
+    message:
+      "Version {version} of table {tableId} was ratified with staged file {stagedKey}, which no longer exists, and was never published.",
+  },
+  SILT_TABLE_NOT_ACTIVE: {
+    status: 500,
+    message: "DynamoDB table {tableName} did not become ACTIVE within {timeoutMs} ms: {reason}",
+  },
+  SILT_VERSION_ZERO_TAKEN: {
+    status: 500,
+    message: "Version 0 of table {tableName} was already ratified from {stagedKey}.",
+  },
+  SILT_WINNING_COMMIT_MISSING: {
+    status: 500,
+    message: "Version {version} of table {tableId} is ratified but neither {keys} exists.",
+  },
+  SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED: {
+    status: 400,
+    sqlstate: "42908",
+    message: "Cannot specify both CLUSTER BY and PARTITIONED BY.",
+  },
+  TABLE_NOT_FOUND: {
+    status: 404,
+    uc: "TABLE_NOT_FOUND",
+    messages: {
+      STAGING_ID_STAGE:
+        "No staging table has id {tableId}. Stage the table first (POST /staging-tables).",
+      STAGING_LOCATION_STAGE:
+        "No staging table of {name} has location {location}. Stage the table first (POST /staging-tables) and create it at the location that answer gave.",
+      BEING_DROPPED: "Table {name} is being dropped.",
+    },
+  },
+  TABLE_OR_VIEW_ALREADY_EXISTS: {
+    status: 409,
+    sqlstate: "42P07",
+    uc: "TABLE_ALREADY_EXISTS",
+    message:
+      "Cannot create table or view {tableName} because it already exists.\nChoose a different name, drop or replace the existing object, or add the IF NOT EXISTS clause to tolerate pre-existing objects.",
+  },
+  TABLE_OR_VIEW_NOT_FOUND: {
+    status: 404,
+    sqlstate: "42P01",
+    uc: "TABLE_NOT_FOUND",
+    messages: {
+      BY_NAME:
+        "The table or view {relationName} cannot be found. Verify the spelling and correctness of the schema and catalog.\nIf you did not qualify the name with a schema, verify the current_schema() output, or qualify the name with the correct schema and catalog.\nTo tolerate the error on drop use DROP VIEW IF EXISTS or DROP TABLE IF EXISTS.",
+      BY_ID:
+        "The table with id {tableId} cannot be found. It may have been dropped; look the table up by name instead.",
+    },
+  },
+  UNAUTHENTICATED: {
+    status: 401,
+    uc: "UNAUTHENTICATED",
+    message: "The request names no authenticated caller. {how}",
+  },
+  UNCLOSED_BRACKETED_COMMENT: {
+    status: 400,
+    sqlstate: "42601",
+    message: "Found an unclosed bracketed comment. Please, append */ at the end of the comment.",
+  },
+  UNIMPLEMENTED: {
+    status: 501,
+    uc: "UNIMPLEMENTED",
+    messages: {
+      KEEPS_MANAGED_TABLES:
+        "Silt keeps managed tables only; table-type {tableType} is not supported.",
+      RENAME_TABLES_YET: "Silt cannot rename tables yet.",
+      CONVERT_TABLES_ICEBERG:
+        "Silt does not convert tables to Iceberg (UniForm); commit without 'uniform'.",
+      RENAME_CATALOG_CHANGE:
+        "Silt cannot rename a catalog or change its comment or properties yet.",
+      RENAME_SCHEMA_CHANGE: "Silt cannot rename a schema or change its comment or properties yet.",
+      KEEPS_MANAGED_TABLES_TABLE:
+        "Silt keeps managed tables only; table_type {tableType} is not supported. Create a MANAGED table.",
+    },
+  },
+  "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION": {
+    status: 400,
+    sqlstate: "42703",
+    message: "A column, variable, or function parameter with name {objectName} cannot be resolved.",
+  },
+  "UNRESOLVED_COLUMN.WITH_SUGGESTION": {
+    status: 400,
+    sqlstate: "42703",
+    messages: {
+      COLUMN_VARIABLE_FUNCTION:
+        "A column, variable, or function parameter with name {key} cannot be resolved. Did you mean one of the following? [{suggestions}].",
+      COLUMN_VARIABLE_FUNCTION_PARAMETER:
+        "A column, variable, or function parameter with name `{name}` cannot be resolved. Did you mean one of the following? [{fields}].",
+    },
+  },
+  UNRESOLVED_INSERT_REPLACE_USING_COLUMN: {
+    status: 400,
+    sqlstate: "42703",
+    message:
+      "REPLACE USING column {col} cannot be resolved in the {relationType}. Did you mean one of the following? [{suggestion}].",
+  },
+  UNRESOLVED_ROUTINE: {
+    status: 400,
+    sqlstate: "42883",
+    message: "Cannot resolve routine {name} on search path [{path}].",
+  },
+  UNSET_NONEXISTENT_PROPERTIES: {
+    status: 400,
+    sqlstate: "42K0J",
+    message: "Attempted to unset non-existent properties [{missing}] in table {tableName}.",
+  },
+  UNSUPPORTED_DATATYPE: {
+    status: 400,
+    sqlstate: "0A000",
+    messages: {
+      UNSUPPORTED_DATA_TYPE: 'Unsupported data type "{name}".',
+      COLUMN: 'Unsupported data type "{name}" (column {path}).',
+      INTERVAL_DAY_DIFFERENCE:
+        'Unsupported data type "INTERVAL DAY": the difference of two dates; use datediff({l0}, {r0}) instead.',
+      INTERVAL: 'Unsupported data type "INTERVAL".',
+    },
+  },
+  UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE: {
+    status: 400,
+    sqlstate: "0A000",
+    messages: {
+      DELTA_DATASOURCE_DOESN:
+        'The Delta datasource doesn\'t support the column `{name}` of the type "VOID". Cast the NULL to a type.',
+      E_G_STRING:
+        'The Delta datasource doesn\'t support the column {name} of the type "VOID". Cast the NULL to a type, e.g. CAST(NULL AS STRING).',
+    },
+  },
+  "UNSUPPORTED_FEATURE.AGGREGATE": {
+    status: 400,
+    sqlstate: "0A000",
+    message: "The aggregate function {name} is not supported by Silt yet.",
+  },
+  "UNSUPPORTED_FEATURE.JOIN": {
+    status: 400,
+    sqlstate: "0A000",
+    message: "Joins are not supported by Silt yet; query the tables separately.",
+  },
+  "UNSUPPORTED_FEATURE.SET_OPERATION": {
+    status: 400,
+    sqlstate: "0A000",
+    message: "{op} is not supported by Silt yet; run the queries separately.",
+  },
+  "UNSUPPORTED_FEATURE.USE": {
+    status: 400,
+    sqlstate: "0A000",
+    message:
+      'Silt\'s SQL endpoint is stateless: instead of USE {value}, send "catalog" and "schema" with each request, or qualify table names.',
+  },
+  UNSUPPORTED_INGEST_FORMAT: {
+    status: 400,
+    message:
+      "Object {key} has no supported extension: ingestion reads .parquet, .csv (with a header) and .json/.ndjson/.jsonl (one JSON object per line).",
+  },
+  UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY: {
+    status: 400,
+    sqlstate: "0A000",
+    message: "Subquery expressions are not supported here.",
+  },
+  UPDATE_REQUIREMENT_CONFLICT: {
+    status: 409,
+    uc: "UPDATE_REQUIREMENT_CONFLICT",
+    messages: {
+      UUID: "Table {tableName} has uuid {tableId}, not {uuid}.",
+      ETAG: "Table {tableName} changed since it was loaded (etag {etag}, now {current}). Reload it and retry.",
+    },
+  },
+  "WRONG_NUM_ARGS.WITHOUT_SUGGESTION": {
+    status: 400,
+    sqlstate: "42605",
+    message:
+      "The {name} requires {expected} parameters but the actual number is {actual}. Please, refer to 'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix.",
+  },
+  _LEGACY_ERROR_TEMP_0035: {
+    status: 400,
+    sqlstate: "42000",
+    message:
+      "Operation not allowed: Schema may not be specified in a Create Table As Select (CTAS) statement.",
+  },
+} as const satisfies Record<string, ErrorClassEntry>;
+
+/** The registry entry of a reported class (`CLASS`, never `CLASS:VARIANT`), if it has one. */
+export function errorClassEntry(errorClass: string): ErrorClassEntry | undefined {
+  return Object.hasOwn(ERROR_CLASSES, errorClass)
+    ? (ERROR_CLASSES as Record<string, ErrorClassEntry>)[errorClass]
+    : undefined;
+}
