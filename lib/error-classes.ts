@@ -569,8 +569,8 @@ export const ERROR_CLASSES = {
     status: 500,
     sqlstate: "XXKDS",
     messages: {
-      COMMIT_FILE_VALID:
-        "Commit file {key} for version {version} is not valid newline-delimited JSON: {message}",
+      CORRUPT_COMMIT:
+        "Commit file {key} for version {version} {problem}. The table cannot be read or written at this version until the file is restored.",
       YOUR_DELTA_TABLE:
         "The {what} of your Delta table could not be recovered while Reconstructing version: {version}. Did you manually delete files in the _delta_log directory?",
     },

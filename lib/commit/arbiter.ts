@@ -25,7 +25,7 @@
  * put must see the winner's row.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { ensureTable } from "../kv/dynamo-item-store.ts";
 import {
   attributeExists,
@@ -151,10 +151,7 @@ export class CommitArbiter {
       attributeExists("tableId"),
     );
     if (!updated) {
-      throw internal(
-        "SILT_COMMIT_NOT_RATIFIED",
-        `Cannot mark version ${version} of table ${tableId} published: it was never ratified.`,
-      );
+      throw siltError("SILT_COMMIT_NOT_RATIFIED", { version, tableId });
     }
   }
 }
@@ -206,7 +203,4 @@ function fromItem(item: Item): RatifiedRow {
 }
 
 const malformed = (item: Item, name: string) =>
-  internal(
-    "SILT_COMMIT_ROW_MALFORMED",
-    `Commit arbiter row ${item.tableId?.S}@${item.version?.N} lacks attribute ${name}.`,
-  );
+  siltError("SILT_COMMIT_ROW_MALFORMED", { S: item.tableId?.S, N: item.version?.N, name });

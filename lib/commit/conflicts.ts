@@ -29,7 +29,7 @@ import {
   type DomainMetadata,
   numRecordsOf,
 } from "../delta/actions.ts";
-import { conflict, internal, type SiltError } from "../errors.ts";
+import { siltError } from "../errors.ts";
 
 export type IsolationLevel = "Serializable" | "WriteSerializable";
 
@@ -80,11 +80,6 @@ export interface PendingTransaction {
 export const ROW_TRACKING_DOMAIN = "delta.rowTracking";
 export const CONCURRENCY_SQLSTATE = "2D521";
 
-const AGAIN = "Please try the operation again.";
-
-const concurrencyError = (errorClass: string, message: string): SiltError =>
-  conflict(errorClass, message, CONCURRENCY_SQLSTATE);
-
 /** Throws the Delta concurrency error for the first rule (module comment, steps 1–7) it breaks. */
 export function checkConflicts(txn: PendingTransaction, winner: WinningCommit): void {
   const w = summarize(winner.actions);
@@ -94,38 +89,28 @@ export function checkConflicts(txn: PendingTransaction, winner: WinningCommit): 
   const conflictingCommit = `Conflicting commit: ${op} at version ${winner.version}.`;
 
   if (w.protocol) {
-    throw concurrencyError(
-      "DELTA_PROTOCOL_CHANGED",
-      `ProtocolChangedException: The protocol version of the Delta table ${table} has been ` +
-        `changed by a concurrent update. ${AGAIN} ${conflictingCommit}`,
-    );
+    throw siltError("DELTA_PROTOCOL_CHANGED", { table, conflictingCommit });
   }
   if (w.metadata) {
-    throw concurrencyError(
-      "DELTA_METADATA_CHANGED",
-      `MetadataChangedException: The metadata of the Delta table ${table} has been changed by a ` +
-        `concurrent update. ${AGAIN} ${conflictingCommit}`,
-    );
+    throw siltError("DELTA_METADATA_CHANGED", { table, conflictingCommit });
   }
 
   const ours = summarize(txn.actions);
   for (const domain of ours.domains.keys()) {
     if (domain !== ROW_TRACKING_DOMAIN && w.domains.has(domain)) {
-      throw concurrencyError(
-        "DELTA_CONCURRENT_TRANSACTION",
-        `ConcurrentTransactionException: A conflicting metadata domain ${domain} is added. ` +
-          `${AGAIN} ${conflictingCommit}`,
+      throw siltError(
+        "DELTA_CONCURRENT_TRANSACTION:CONCURRENTTRANSACTIONEXCEPTION_CONFLICTING_METADATA",
+        { domain, conflictingCommit },
       );
     }
   }
   for (const appId of ours.appIds) {
     if (w.appIds.has(appId)) {
-      throw concurrencyError(
-        "DELTA_CONCURRENT_TRANSACTION",
-        `ConcurrentTransactionException: This error occurs when multiple writers use the same ` +
-          `application transaction id (${appId}) to write into table ${table}. Did you run ` +
-          `multiple instances of the same job at the same time? ${conflictingCommit}`,
-      );
+      throw siltError("DELTA_CONCURRENT_TRANSACTION:CONCURRENTTRANSACTIONEXCEPTION_ERROR_OCCURS", {
+        appId,
+        table,
+        conflictingCommit,
+      });
     }
   }
 
@@ -138,10 +123,7 @@ export function checkConflicts(txn: PendingTransaction, winner: WinningCommit): 
       (a) => readWholeTable || readFilePaths.has(a.path) || (readPredicate?.(a) ?? false),
     );
     if (seen !== undefined) {
-      throw concurrencyError(
-        "DELTA_CONCURRENT_APPEND",
-        `Transaction conflict detected. A concurrent ${op} added data to table ${table} ${at}. ${AGAIN}`,
-      );
+      throw siltError("DELTA_CONCURRENT_APPEND", { op, table, at });
     }
   }
 
@@ -150,19 +132,11 @@ export function checkConflicts(txn: PendingTransaction, winner: WinningCommit): 
     (txn.readSet.readWholeTable ||
       [...w.removedPaths].some((p) => txn.readSet.readFilePaths.has(p)));
   if (readRemoved) {
-    throw concurrencyError(
-      "DELTA_CONCURRENT_DELETE_READ",
-      `Transaction conflict detected. A concurrent ${op} deleted data from table ${table} ${at} ` +
-        `that this transaction read. ${AGAIN}`,
-    );
+    throw siltError("DELTA_CONCURRENT_DELETE_READ", { op, table, at });
   }
   for (const path of ours.removedPaths) {
     if (w.removedPaths.has(path)) {
-      throw concurrencyError(
-        "DELTA_CONCURRENT_DELETE_DELETE",
-        `Transaction conflict detected. A concurrent ${op} deleted data from table ${table} ${at} ` +
-          `that this transaction attempted to delete. ${AGAIN}`,
-      );
+      throw siltError("DELTA_CONCURRENT_DELETE_DELETE", { op, table, at });
     }
   }
 }
@@ -289,11 +263,7 @@ export function rebaseRowTracking(
   if (!sawDomain && shift !== 0 && anyFresh) {
     // Our ids moved, so the mark the table holds (the winners') no longer covers them.
     if (!freshMaxKnown) {
-      throw internal(
-        "SILT_ROW_TRACKING_REBASE",
-        "Cannot rebase row ids: an add has a baseRowId but no numRecords statistic and the " +
-          `commit carries no ${ROW_TRACKING_DOMAIN} domain metadata.`,
-      );
+      throw siltError("SILT_ROW_TRACKING_REBASE");
     }
     out.push({
       domainMetadata: {

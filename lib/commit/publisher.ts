@@ -24,7 +24,7 @@
  */
 import { commitFileName, LOG_DIR, parseActions } from "../delta/actions.ts";
 import type { RatifiedCommit } from "../delta/snapshot.ts";
-import { internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
 import type { CommitArbiter, RatifiedRow } from "./arbiter.ts";
 
@@ -72,11 +72,11 @@ export async function publishRows(
       // A staged file may be cleaned up once its version is published; then the target exists.
       if (!(err instanceof ObjectNotFoundError) || (await store.head(target)) === undefined) {
         throw err instanceof ObjectNotFoundError
-          ? internal(
-              "SILT_STAGED_COMMIT_MISSING",
-              `Version ${row.version} of table ${row.tableId} was ratified with staged file ` +
-                `${row.stagedKey}, which no longer exists, and was never published.`,
-            )
+          ? siltError("SILT_STAGED_COMMIT_MISSING", {
+              version: row.version,
+              tableId: row.tableId,
+              stagedKey: row.stagedKey,
+            })
           : err;
       }
     }

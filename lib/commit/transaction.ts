@@ -28,13 +28,12 @@ import {
   STAGED_DIR,
   serializeActions,
 } from "../delta/actions.ts";
-import { conflict, internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
 import type { CommitArbiter, RatifiedRow } from "./arbiter.ts";
 import { reportCommit } from "./commit-report.ts";
 import {
-  CONCURRENCY_SQLSTATE,
   checkConflicts,
   type IsolationLevel,
   inferReadHighWaterMark,
@@ -162,10 +161,10 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
   const op = req.operation ?? operationFromCommitInfo(given, req.readSet);
   const operation = op.name;
   if (operation === "") {
-    throw internal("SILT_COMMIT_WITHOUT_OPERATION", "A commit needs commitInfo.operation.");
+    throw siltError("SILT_COMMIT_WITHOUT_OPERATION");
   }
   if (req.actions.some((a) => "commitInfo" in a)) {
-    throw internal("SILT_COMMIT_INFO_IN_ACTIONS", "Pass commitInfo separately from the actions.");
+    throw siltError("SILT_COMMIT_INFO_IN_ACTIONS");
   }
   const clock = req.clock ?? Date.now;
   const maxAttempts = req.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
@@ -186,11 +185,11 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
   await publishRows(store, arbiter, tableRoot, tail.unpublished);
   let latestRow: RatifiedRow | undefined = tail.latest;
   if (req.readVersion > (latestRow?.version ?? -1)) {
-    throw internal(
-      "SILT_READ_VERSION_AHEAD",
-      `Table ${tableName} has no ratified version ${req.readVersion} (latest is ` +
-        `${latestRow?.version ?? "none"}); the snapshot did not come from the catalog.`,
-    );
+    throw siltError("SILT_READ_VERSION_AHEAD", {
+      tableName,
+      readVersion: req.readVersion,
+      latestVersion: latestRow?.version ?? "none",
+    });
   }
 
   let actions = req.actions;
@@ -251,7 +250,7 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
     // Step 4.
     const stagedKey = `${tableRoot}${STAGED_DIR}${String(target).padStart(20, "0")}.${txnId}.json`;
     if (!(await store.putIfAbsent(stagedKey, body))) {
-      throw internal("SILT_STAGED_COMMIT_EXISTS", `Staged commit ${stagedKey} already exists.`);
+      throw siltError("SILT_STAGED_COMMIT_EXISTS", { stagedKey });
     }
     const info: AttemptInfo = { version: target, stagedKey, txnId, inCommitTimestamp };
     await hooks?.afterStage?.(info);
@@ -305,13 +304,7 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
     }
 
     if (attempts >= maxAttempts) {
-      throw conflict(
-        "DELTA_CONCURRENT_WRITE",
-        `ConcurrentWriteException: A concurrent transaction has written new data since the ` +
-          `current transaction read the table ${tableName}, ${attempts} times in a row (last ` +
-          `at version ${target}). Please try the operation again.`,
-        CONCURRENCY_SQLSTATE,
-      );
+      throw siltError("DELTA_CONCURRENT_WRITE", { tableName, attempts, target });
     }
     await sleep(backoffMs(attempts, req.backoff));
     // One query yields both the winners to check and the latest version to rebase onto.
@@ -400,10 +393,11 @@ async function loadWinners(
           if (!(err instanceof ObjectNotFoundError)) throw err;
         }
       }
-      throw internal(
-        "SILT_WINNING_COMMIT_MISSING",
-        `Version ${version} of table ${tableId} is ratified but neither ${keys.join(" nor ")} exists.`,
-      );
+      throw siltError("SILT_WINNING_COMMIT_MISSING", {
+        version,
+        tableId,
+        keys: keys.join(" nor "),
+      });
     }),
   );
 }

@@ -4,7 +4,7 @@
  */
 import * as arrow from "apache-arrow";
 import type { DataType, StructField, StructType } from "../delta/schema.ts";
-import { internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import {
   civilFromDays,
   MICROS_PER_DAY,
@@ -577,10 +577,10 @@ export function arrowToRows(
 ): unknown[][] {
   const ncols = table.schema.fields.length;
   if (schema && schema.fields.length !== ncols) {
-    throw internal(
-      "INTERNAL_ERROR",
-      `arrowToRows: the schema has ${schema.fields.length} column(s) but the data has ${ncols}.`,
-    );
+    throw siltError("INTERNAL_ERROR:ARROWTOROWS_SCHEMA_COLUMN", {
+      fieldsCount: schema.fields.length,
+      ncols,
+    });
   }
   const rows: unknown[][] = new Array(table.numRows);
   const batches = table instanceof arrow.Table ? table.batches : [table];

@@ -5,7 +5,7 @@
  * converts buffers directly; anything else is a genuine mismatch and fails loudly.
  */
 import * as arrow from "apache-arrow";
-import { internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 
 type AnyData = arrow.Data<arrow.DataType>;
 
@@ -55,10 +55,11 @@ export function conformData(data: AnyData, target: arrow.DataType, column: strin
   if (s === arrow.Type.LargeList && t === arrow.Type.List) {
     return narrowListOffsets(data, target as arrow.List, column);
   }
-  throw internal(
-    "FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH",
-    `Column ${column} is ${String(target)} in the table schema but ${String(source)} in a data file.`,
-  );
+  throw siltError("FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH:COLUMN_TABLE_SCHEMA", {
+    column,
+    target: String(target),
+    source: String(source),
+  });
 }
 
 /**
@@ -139,7 +140,7 @@ function narrowOffsets(data: AnyData, target: arrow.DataType, column: string): A
   for (let i = 0; i <= n; i++) {
     const v = offsets[i] - base;
     if (v > 2_147_483_647n) {
-      throw internal("FAILED_READ_FILE", `Column ${column} holds more than 2 GiB in one batch.`);
+      throw siltError("FAILED_READ_FILE:GIB_ONE_BATCH", { column });
     }
     out[i] = Number(v);
   }
@@ -163,7 +164,7 @@ function narrowListOffsets(data: AnyData, target: arrow.List, column: string): A
   for (let i = 0; i <= n; i++) {
     const v = offsets[i] - base;
     if (v > 2_147_483_647n) {
-      throw internal("FAILED_READ_FILE", `Column ${column} holds more than 2^31 list elements.`);
+      throw siltError("FAILED_READ_FILE:LIST_ELEMENTS", { column });
     }
     out[i] = Number(v);
   }
@@ -181,10 +182,11 @@ function narrowListOffsets(data: AnyData, target: arrow.List, column: string): A
 
 function widenInts(data: AnyData, from: arrow.Int, to: arrow.Int, column: string): AnyData {
   if (to.bitWidth < from.bitWidth) {
-    throw internal(
-      "FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH",
-      `Column ${column} is ${String(to)} in the table schema but ${String(from)} in a data file.`,
-    );
+    throw siltError("FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH:COLUMN_TABLE_SCHEMA", {
+      column,
+      target: String(to),
+      source: String(from),
+    });
   }
   const src = data.values as unknown as ArrayLike<number | bigint>;
   const n = data.length;

@@ -10,7 +10,7 @@ import {
   type StructType,
   sparkTypeName,
 } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { Micros } from "../values/calendar.ts";
 import { formatDate, formatTimestamp, parseDate, parseTimestamp } from "../values/datetime-text.ts";
 import { formatDecimal, parseDecimal, type Unscaled } from "../values/decimal-text.ts";
@@ -70,38 +70,35 @@ export const showValue = (v: unknown): string => {
 const sqlType = (t: DataType): string => sparkTypeName(t).toUpperCase();
 
 export function castInvalid(v: unknown, type: DataType, loc: Loc): never {
-  throw badRequest(
-    "CAST_INVALID_INPUT",
-    `The value ${showValue(v)} of the type "${sqlTypeOfValue(v)}" cannot be cast to "${sqlType(type)}" ` +
-      `because it is malformed (${where(loc)}). Correct the value as per the syntax, or change its target type.`,
-    "22018",
-  );
+  throw siltError("CAST_INVALID_INPUT:VALUE_TYPE_CAST", {
+    v: showValue(v),
+    v2: sqlTypeOfValue(v),
+    type: sqlType(type),
+    loc: where(loc),
+  });
 }
 
 function castOverflow(v: unknown, type: DataType, loc: Loc): never {
   const row = loc.ctx.row < 0 ? "" : ` (value ${showValue(v)}, rows[${loc.ctx.row}])`;
-  throw badRequest(
-    "CAST_OVERFLOW_IN_TABLE_INSERT",
-    `Fail to assign a value of "${sqlTypeOfValue(v)}" type to the "${sqlType(type)}" type column or ` +
-      `variable ${quotePath(loc.path)} due to an overflow${row}.`,
-    "22003",
-  );
+  throw siltError("CAST_OVERFLOW_IN_TABLE_INSERT", {
+    v: sqlTypeOfValue(v),
+    type: sqlType(type),
+    path: quotePath(loc.path),
+    row,
+  });
 }
 
 function decimalOverflow(v: unknown, type: DecimalType, loc: Loc): never {
-  throw badRequest(
-    "NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION",
-    `${typeof v === "string" ? v.trim() : String(v)} cannot be represented as Decimal(${type.precision}, ${type.scale}) (${where(loc)}).`,
-    "22003",
-  );
+  throw siltError("NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION", {
+    v: typeof v === "string" ? v.trim() : String(v),
+    precision: type.precision,
+    scale: type.scale,
+    loc: where(loc),
+  });
 }
 
 export const notNullViolation = (path: readonly string[]) =>
-  badRequest(
-    "DELTA_NOT_NULL_CONSTRAINT_VIOLATED",
-    `NOT NULL constraint violated for column: ${path.join(".")}.`,
-    "23502",
-  );
+  siltError("DELTA_NOT_NULL_CONSTRAINT_VIOLATED", { path: path.join(".") });
 
 export const suggestions = (name: string, candidates: readonly string[]): string =>
   nearestNames(name, candidates)
@@ -331,22 +328,15 @@ export function canonical(v: unknown, type: DataType, nullable: boolean, loc: Lo
       return out;
     }
     case "unsupported":
-      throw badRequest(
-        "UNSUPPORTED_DATATYPE",
-        `Unsupported data type "${type.name.toUpperCase()}".`,
-        "0A000",
-      );
+      throw siltError("UNSUPPORTED_DATATYPE:UNSUPPORTED_DATA_TYPE", {
+        name: type.name.toUpperCase(),
+      });
   }
 }
 
-export const nullMapKey = () => badRequest("NULL_MAP_KEY", "Cannot use null as map key.", "2200E");
+export const nullMapKey = () => siltError("NULL_MAP_KEY");
 
-export const duplicateMapKey = (key: string) =>
-  badRequest(
-    "DUPLICATED_MAP_KEY",
-    `Duplicate map key ${key} was found, please check the input data.`,
-    "23505",
-  );
+export const duplicateMapKey = (key: string) => siltError("DUPLICATED_MAP_KEY", { key });
 
 export function mapEntries(
   v: unknown,
@@ -377,18 +367,19 @@ export function structInput(v: unknown, type: StructType, loc: Loc, index?: Fiel
   const n = type.fields.length;
   if (Array.isArray(v)) {
     if (v.length < n) {
-      throw badRequest(
-        "DELTA_INSERT_COLUMN_ARITY_MISMATCH",
-        `Cannot write to '${loc.ctx.table}', not enough nested fields in ${loc.path.join(".")}; target table has ${n} column(s) but the inserted data has ${v.length} column(s).`,
-        "42802",
-      );
+      throw siltError("DELTA_INSERT_COLUMN_ARITY_MISMATCH:NESTED_FIELDS", {
+        table: loc.ctx.table,
+        path: loc.path.join("."),
+        n,
+        vCount: v.length,
+      });
     }
     if (v.length > n) {
-      throw badRequest(
-        "INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_STRUCT_FIELDS",
-        `Cannot write incompatible data for the table ${quotePath([loc.ctx.table])}: Cannot write extra fields ${quotePath([`col${n + 1}`])} to the struct ${quotePath(loc.path)}.`,
-        "KD000",
-      );
+      throw siltError("INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_STRUCT_FIELDS", {
+        table: quotePath([loc.ctx.table]),
+        column: quotePath([`col${n + 1}`]),
+        path: quotePath(loc.path),
+      });
     }
     return v;
   }
@@ -398,11 +389,11 @@ export function structInput(v: unknown, type: StructType, loc: Loc, index?: Fiel
   for (const key of Object.keys(v)) {
     const i = idx.get(key);
     if (i === undefined) {
-      throw badRequest(
-        "INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_STRUCT_FIELDS",
-        `Cannot write incompatible data for the table ${quotePath([loc.ctx.table])}: Cannot write extra fields ${quotePath([key])} to the struct ${quotePath(loc.path)}.`,
-        "KD000",
-      );
+      throw siltError("INCOMPATIBLE_DATA_FOR_TABLE.EXTRA_STRUCT_FIELDS", {
+        table: quotePath([loc.ctx.table]),
+        column: quotePath([key]),
+        path: quotePath(loc.path),
+      });
     }
     if (Object.hasOwn(out, i)) throw columnAlreadyExists([...loc.path, type.fields[i].name]);
     out[i] = v[key];
@@ -411,8 +402,4 @@ export function structInput(v: unknown, type: StructType, loc: Loc, index?: Fiel
 }
 
 export const columnAlreadyExists = (path: string[]) =>
-  badRequest(
-    "COLUMN_ALREADY_EXISTS",
-    `The column ${quotePath(path)} already exists. Choose another name or rename the existing column.`,
-    "42711",
-  );
+  siltError("COLUMN_ALREADY_EXISTS:ALREADY_EXISTS_CHOOSE", { path: quotePath(path) });

@@ -4,7 +4,7 @@
  */
 import * as arrow from "apache-arrow";
 import { type DataType, type DecimalType, type StructType, toArrowType } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { quotePath } from "../values/identifiers.ts";
 import { mapKeyText } from "./json-encoding.ts";
 import {
@@ -563,11 +563,10 @@ function makeBuilder(
     case "map":
       return new MapBuilder(type, nullable, path, ctx, capacity);
     case "unsupported":
-      throw badRequest(
-        "UNSUPPORTED_DATATYPE",
-        `Unsupported data type "${type.name.toUpperCase()}" (column ${quotePath(path)}).`,
-        "0A000",
-      );
+      throw siltError("UNSUPPORTED_DATATYPE:COLUMN", {
+        name: type.name.toUpperCase(),
+        path: quotePath(path),
+      });
   }
 }
 
@@ -607,11 +606,10 @@ export function rowsToArrow(
         if (!Object.hasOwn(row, key)) continue;
         const c = index.get(key);
         if (c === undefined) {
-          throw badRequest(
-            "UNRESOLVED_COLUMN.WITH_SUGGESTION",
-            `A column, variable, or function parameter with name ${quotePath([key])} cannot be resolved. Did you mean one of the following? [${suggestions(key, names)}].`,
-            "42703",
-          );
+          throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION", {
+            key: quotePath([key]),
+            suggestions: suggestions(key, names),
+          });
         }
         if (stamp[c] === r + 1) throw columnAlreadyExists([names[c]]);
         stamp[c] = r + 1;
@@ -619,11 +617,7 @@ export function rowsToArrow(
       }
       for (let c = 0; c < n; c++) builders[c].append(values[c]);
     } else {
-      throw badRequest(
-        "MALFORMED_RECORD_IN_PARSING",
-        `Malformed records are detected in record parsing: rows[${r}] is ${showValue(row)}, not an object or an array.`,
-        "22023",
-      );
+      throw siltError("MALFORMED_RECORD_IN_PARSING:ROWS_OBJECT_ARRAY", { r, row: showValue(row) });
     }
   }
   const children = builders.map((b) => b.finish());
@@ -644,18 +638,18 @@ export function rowsToArrow(
 
 function arityMismatch(table: string, names: readonly string[], got: number) {
   if (got < names.length) {
-    return badRequest(
-      "DELTA_INSERT_COLUMN_ARITY_MISMATCH",
-      `Cannot write to '${table}', not enough data columns; target table has ${names.length} column(s) but the inserted data has ${got} column(s).`,
-      "42802",
-    );
+    return siltError("DELTA_INSERT_COLUMN_ARITY_MISMATCH:COLUMNS", {
+      table,
+      namesCount: names.length,
+      got,
+    });
   }
   const dataCols = Array.from({ length: got }, (_, i) => quotePath([`col${i + 1}`])).join(", ");
-  return badRequest(
-    "INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS",
-    `Cannot write to ${quotePath(table.split("."))}, the reason is too many data columns:\nTable columns: ${names.map((c) => quotePath([c])).join(", ")}.\nData columns: ${dataCols}.`,
-    "21S01",
-  );
+  return siltError("INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS:WRITE_REASON_TOO", {
+    table: quotePath(table.split(".")),
+    names: names.map((c) => quotePath([c])).join(", "),
+    dataCols,
+  });
 }
 
 /** Arrow Data for one column of JSON values (accepted input forms), e.g. partition values. */

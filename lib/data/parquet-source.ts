@@ -5,7 +5,7 @@
  */
 import * as arrow from "apache-arrow";
 import type * as pw from "parquet-wasm/esm";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 
 /** Random access to a file's bytes, e.g. S3 ranged GETs. `end` is exclusive. */
 export interface RangeSource {
@@ -18,7 +18,7 @@ export function arrowSchemaOf(file: pw.ParquetFile): arrow.Schema {
 }
 
 export function corrupt(why: string): Error {
-  return badRequest("DELTA_PARQUET_CORRUPT", `Invalid Parquet file: ${why}`);
+  return siltError("DELTA_PARQUET_CORRUPT", { why });
 }
 
 /** The duck-typed Blob that parquet-wasm's ParquetFile.fromFile accepts. */

@@ -24,7 +24,7 @@ import {
 } from "hyparquet";
 import { deserializeTCompactProtocol } from "hyparquet/src/thrift.js";
 import * as pw from "parquet-wasm/esm";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { MILLIS_PER_DAY } from "../values/calendar.ts";
 import { countNanoTimestamps, int96Columns, withInt96Hint } from "./parquet-int96.ts";
 import { arrowSchemaOf, blobOf, corrupt, type RangeSource } from "./parquet-source.ts";
@@ -117,7 +117,7 @@ function compressionCode(c: ParquetCompression): pw.Compression {
     case "uncompressed":
       return pw.Compression.UNCOMPRESSED;
     default:
-      throw badRequest("INVALID_PARQUET_OPTION", `Unknown Parquet compression: ${String(c)}`);
+      throw siltError("INVALID_PARQUET_OPTION", { c: String(c) });
   }
 }
 
@@ -240,10 +240,7 @@ function normalizeType(t: arrow.DataType): arrow.DataType {
     return new arrow.FixedSizeList(t.listSize, normalizeField(t.children[0]));
   if (arrow.DataType.isMap(t))
     return new arrow.Map_(normalizeField(t.children[0]) as arrow.Field<arrow.Struct>, t.keysSorted);
-  throw badRequest(
-    "DELTA_UNSUPPORTED_DATA_TYPE",
-    `Cannot write nested type ${String(t)} containing timestamps to Parquet`,
-  );
+  throw siltError("DELTA_UNSUPPORTED_DATA_TYPE", { t: String(t) });
 }
 
 const MICROS_PER: Record<number, bigint> = {
@@ -426,10 +423,7 @@ async function countRows(source: Uint8Array | RangeSource, rowGroups?: number[])
 function validateRowGroups(rowGroups: number[], count: number): void {
   for (const i of rowGroups) {
     if (!Number.isInteger(i) || i < 0 || i >= count) {
-      throw badRequest(
-        "INVALID_PARQUET_ROW_GROUP",
-        `Row group index ${i} is out of range: the file has ${count} row group(s)`,
-      );
+      throw siltError("INVALID_PARQUET_ROW_GROUP", { i, count });
     }
   }
 }

@@ -9,7 +9,7 @@
  */
 
 import { type DataType, sparkTypeName } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { formatTimestampSpark, parseTimestamp } from "../values/datetime-text.ts";
 import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
 import { canonicalValue } from "./json-input.ts";
@@ -17,11 +17,7 @@ import { canonicalValue } from "./json-input.ts";
 export const HIVE_DEFAULT_PARTITION = "__HIVE_DEFAULT_PARTITION__";
 
 const partitionTypeError = (type: DataType) =>
-  badRequest(
-    "INVALID_PARTITION_COLUMN_DATA_TYPE",
-    `Cannot use ${sparkTypeName(type).toUpperCase()} for partition column.`,
-    "0A000",
-  );
+  siltError("INVALID_PARTITION_COLUMN_DATA_TYPE", { type: sparkTypeName(type).toUpperCase() });
 
 /**
  * The text Delta stores for a partition value given in any form the JSON API accepts; null for

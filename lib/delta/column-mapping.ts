@@ -10,7 +10,7 @@
  */
 import { randomUUID } from "node:crypto";
 import * as arrow from "apache-arrow";
-import { badRequest, internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import {
   COLUMN_MAPPING_ID_KEY,
   COLUMN_MAPPING_PHYSICAL_NAME_KEY,
@@ -35,11 +35,7 @@ export function columnMappingMode(
   if (raw === undefined || raw === null) return "none";
   const mode = raw.toLowerCase();
   if (mode === "none" || mode === "name" || mode === "id") return mode;
-  throw badRequest(
-    "DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE",
-    `The column mapping mode \`${raw}\` is not supported for this Delta version. Please upgrade if you want to use this mode.`,
-    "0AKDC",
-  );
+  throw siltError("DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE", { raw });
 }
 
 /** `delta.columnMapping.maxColumnId` from a configuration, 0 when absent. */
@@ -208,10 +204,11 @@ export function resolveFileField(
 }
 
 const mismatch = (path: string, expected: string, found: arrow.DataType) =>
-  internal(
-    "FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH",
-    `Column ${path} is a ${expected} in the table schema but ${String(found)} in the data file.`,
-  );
+  siltError("FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH:COLUMN_TABLE_SCHEMA_BUT", {
+    path,
+    expected,
+    found: String(found),
+  });
 
 function alignData(
   data: arrow.Data,

@@ -8,7 +8,7 @@
 
 import { randomUUID } from "node:crypto";
 import { crc32 } from "node:zlib";
-import { SiltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
 import type { DeletionVectorDescriptor } from "./actions.ts";
 import { deserializeRowIndexes, serializeRowIndexes } from "./roaring-bitmap-array.ts";
@@ -24,20 +24,12 @@ function describe(d: DeletionVectorDescriptor): string {
 
 function checkTableRoot(tableRoot: string): void {
   if (tableRoot !== "" && !tableRoot.endsWith("/")) {
-    throw new SiltError(
-      "DELTA_INVALID_TABLE_ROOT",
-      `Table root ${JSON.stringify(tableRoot)} must be empty or end with "/"`,
-      500,
-    );
+    throw siltError("DELTA_INVALID_TABLE_ROOT", { tableRoot: JSON.stringify(tableRoot) });
   }
 }
 
 function invalidDescriptor(d: DeletionVectorDescriptor, why: string): SiltError {
-  return new SiltError(
-    "DELTA_INVALID_DELETION_VECTOR_DESCRIPTOR",
-    `Invalid ${describe(d)}: ${why}`,
-    500,
-  );
+  return siltError("DELTA_INVALID_DELETION_VECTOR_DESCRIPTOR", { d: describe(d), why });
 }
 
 /** The identity Delta uses to tell two DVs on the same data file apart. */
@@ -70,12 +62,11 @@ export function dvFileKey(d: DeletionVectorDescriptor, tableRoot: string): strin
  */
 function absoluteDvKey(d: DeletionVectorDescriptor, tableRoot: string): string {
   const unsupported = (why: string) =>
-    new SiltError(
-      "DELTA_UNSUPPORTED_DELETION_VECTOR_PATH",
-      `Cannot read ${describe(d)}: ${why}. Only absolute paths inside the table's own directory ` +
-        `(${tableRoot === "" ? "<store root>" : tableRoot}) can be read.`,
-      400,
-    );
+    siltError("DELTA_UNSUPPORTED_DELETION_VECTOR_PATH", {
+      d: describe(d),
+      why,
+      tableRoot: tableRoot === "" ? "<store root>" : tableRoot,
+    });
   const uri = d.pathOrInlineDv;
   let path: string;
   const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:/.exec(uri);
@@ -111,21 +102,21 @@ function absoluteDvKey(d: DeletionVectorDescriptor, tableRoot: string): string {
 
 function checkCardinality(d: DeletionVectorDescriptor, rows: Float64Array): Float64Array {
   if (rows.length !== d.cardinality) {
-    throw new SiltError(
-      "DELTA_DELETION_VECTOR_CARDINALITY_MISMATCH",
-      `The ${describe(d)} holds ${rows.length} rows but its descriptor says ${d.cardinality}`,
-      500,
-    );
+    throw siltError("DELTA_DELETION_VECTOR_CARDINALITY_MISMATCH", {
+      d: describe(d),
+      rowsCount: rows.length,
+      cardinality: d.cardinality,
+    });
   }
   return rows;
 }
 
 function sizeMismatch(d: DeletionVectorDescriptor, detail: string): SiltError {
-  return new SiltError(
-    "DELTA_DELETION_VECTOR_SIZE_MISMATCH",
-    `The ${describe(d)} does not match its descriptor's sizeInBytes ${d.sizeInBytes}: ${detail}`,
-    500,
-  );
+  return siltError("DELTA_DELETION_VECTOR_SIZE_MISMATCH", {
+    d: describe(d),
+    sizeInBytes: d.sizeInBytes,
+    detail,
+  });
 }
 
 /** Reads, verifies and decodes a DV into its ascending deleted row indexes. */
@@ -160,14 +151,10 @@ export async function loadDeletionVector(
     frame = await store.getRange(key, offset, offset + frameLength);
   } catch (e) {
     if (e instanceof ObjectNotFoundError) {
-      throw new SiltError(
-        "DELTA_FILE_NOT_FOUND_DETAILED",
-        `File ${key} referenced in the transaction log (${describe(d)}) cannot be found. This ` +
-          "occurs when data has been manually deleted from the file system rather than using " +
-          "the table `DELETE` statement.",
-        500,
-        "42K03",
-      );
+      throw siltError("DELTA_FILE_NOT_FOUND_DETAILED:FILE_REFERENCED_TRANSACTION", {
+        key,
+        d: describe(d),
+      });
     }
     throw e;
   }
@@ -183,12 +170,12 @@ export async function loadDeletionVector(
   const stored = view.getUint32(4 + dataSize, false);
   const actual = crc32(bitmap);
   if (stored !== actual) {
-    throw new SiltError(
-      "DELTA_DELETION_VECTOR_CHECKSUM_MISMATCH",
-      `The ${describe(d)} in ${key} is corrupt: stored CRC-32 ${hex32(stored)}, computed ` +
-        `${hex32(actual)}`,
-      500,
-    );
+    throw siltError("DELTA_DELETION_VECTOR_CHECKSUM_MISMATCH", {
+      d: describe(d),
+      key,
+      stored: hex32(stored),
+      actual: hex32(actual),
+    });
   }
   return checkCardinality(d, decodeBitmap(d, bitmap));
 }
@@ -202,7 +189,7 @@ function decodeBitmap(d: DeletionVectorDescriptor, bytes: Uint8Array): Float64Ar
     return deserializeRowIndexes(bytes);
   } catch (e) {
     if (e instanceof SiltError) {
-      throw new SiltError(e.errorClass, `${e.message} (${describe(d)})`, e.status, e.sqlstate);
+      throw e.withMessage(`${e.message} (${describe(d)})`);
     }
     throw e;
   }
@@ -222,11 +209,7 @@ export async function writeDeletionVectorFile(
   checkTableRoot(tableRoot);
   const prefix = opts?.prefix ?? "";
   if (!/^[A-Za-z0-9_-]*$/.test(prefix)) {
-    throw new SiltError(
-      "DELTA_INVALID_DELETION_VECTOR_PREFIX",
-      `Deletion vector prefix ${JSON.stringify(prefix)} may only use letters, digits, "_" and "-"`,
-      500,
-    );
+    throw siltError("DELTA_INVALID_DELETION_VECTOR_PREFIX", { prefix: JSON.stringify(prefix) });
   }
   if (bitmaps.length === 0) return [];
 
@@ -234,11 +217,7 @@ export async function writeDeletionVectorFile(
   let total = 1;
   for (const s of serialized) total += 4 + s.length + 4;
   if (total > MAX_INT32) {
-    throw new SiltError(
-      "DELTA_DELETION_VECTOR_TOO_LARGE",
-      `A deletion vector file of ${total} bytes exceeds the 2 GiB a descriptor can address`,
-      500,
-    );
+    throw siltError("DELTA_DELETION_VECTOR_TOO_LARGE", { total });
   }
   const file = new Uint8Array(total);
   const view = new DataView(file.buffer);
@@ -268,11 +247,7 @@ export async function writeDeletionVectorFile(
       }));
     }
   }
-  throw new SiltError(
-    "DELTA_DELETION_VECTOR_WRITE_FAILED",
-    "Could not create a deletion vector file with a fresh name after 3 attempts",
-    500,
-  );
+  throw siltError("DELTA_DELETION_VECTOR_WRITE_FAILED");
 }
 
 /** A descriptor carrying the bitmap itself (Z85-encoded), for DVs small enough to inline. */
@@ -293,11 +268,7 @@ export function deletedRowMask(rows: ArrayLike<number>, numRows: number): Uint8A
     const r = rows[i];
     // A deleted row past the end means the DV belongs to a different file: fail loudly.
     if (!(r >= 0 && r < numRows) || !Number.isInteger(r)) {
-      throw new SiltError(
-        "DELTA_DELETION_VECTOR_INVALID_ROW_INDEX",
-        `Deletion vector row index ${r} is outside the file's ${numRows} rows`,
-        500,
-      );
+      throw siltError("DELTA_DELETION_VECTOR_INVALID_ROW_INDEX:INDEX_OUTSIDE_FILE", { r, numRows });
     }
     mask[r] = 1;
   }

@@ -9,7 +9,7 @@
  *   u32 magic 1681511376 | u32 bitmap count | per bitmap (key = position): u32 size, bitmap
  */
 
-import { SiltError } from "../errors.ts";
+import { type SiltError, siltError } from "../errors.ts";
 
 export const PORTABLE_MAGIC = 1681511377;
 export const NATIVE_MAGIC = 1681511376;
@@ -31,11 +31,7 @@ const MAX_BUCKET_KEY = 2 ** 21 - 1;
 const MAX_DECODED_ROWS = 2 ** 30;
 
 function malformed(message: string): SiltError {
-  return new SiltError(
-    "DELTA_DELETION_VECTOR_INVALID_BITMAP",
-    `Malformed deletion vector bitmap: ${message}`,
-    500,
-  );
+  return siltError("DELTA_DELETION_VECTOR_INVALID_BITMAP", { message });
 }
 
 /**
@@ -54,18 +50,14 @@ export function serializeRowIndexes(sortedUniqueRows: ArrayLike<number>): Uint8A
   for (let i = 0; i < n; i++) {
     const v = sortedUniqueRows[i];
     if (!Number.isSafeInteger(v) || v < 0) {
-      throw new SiltError(
-        "DELTA_DELETION_VECTOR_INVALID_ROW_INDEX",
-        `Invalid deletion vector row index ${v} at position ${i}: expected an integer in [0, 2^53)`,
-        500,
-      );
+      throw siltError("DELTA_DELETION_VECTOR_INVALID_ROW_INDEX:INVALID_INDEX_POSITION", { v, i });
     }
     if (v <= prev) {
-      throw new SiltError(
-        "DELTA_DELETION_VECTOR_INVALID_ROW_INDEX",
-        `Deletion vector row indexes must be strictly ascending: ${v} follows ${prev} at position ${i}`,
-        500,
-      );
+      throw siltError("DELTA_DELETION_VECTOR_INVALID_ROW_INDEX:INDEXES_STRICTLY_ASCENDING", {
+        v,
+        prev,
+        i,
+      });
     }
     prev = v;
     const high = Math.floor(v / TWO_32);

@@ -8,7 +8,7 @@
  * that mentions one still round-trips and callers can name it in an error.
  */
 import * as arrow from "apache-arrow";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { quoteIfNeeded, quotePath } from "../values/identifiers.ts";
 
 export type PrimitiveTypeName =
@@ -170,11 +170,9 @@ export function typesEqual(a: DataType, b: DataType): boolean {
 const DECIMAL_JSON = /^decimal\(\s*(-?\d+)\s*,\s*(-?\d+)\s*\)$/;
 
 const invalidJsonType = (json: unknown) =>
-  badRequest(
-    "INVALID_JSON_DATA_TYPE",
-    `Failed to convert the JSON string '${typeof json === "string" ? json : JSON.stringify(json)}' to a data type. Please verify the input.`,
-    "2203G",
-  );
+  siltError("INVALID_JSON_DATA_TYPE", {
+    json: typeof json === "string" ? json : JSON.stringify(json),
+  });
 
 /** Parses a Delta `schemaString`. The top level must be a struct. */
 export function parseSchema(schemaString: string): StructType {
@@ -287,11 +285,9 @@ export function checkDuplicateColumns(t: DataType, path: string[] = []): void {
       for (const f of t.fields) {
         const key = f.name.toLowerCase();
         if (seen.has(key)) {
-          throw badRequest(
-            "COLUMN_ALREADY_EXISTS",
-            `The column ${quotePath([...path, f.name])} already exists. Choose another name or rename the existing column.`,
-            "42711",
-          );
+          throw siltError("COLUMN_ALREADY_EXISTS:ALREADY_EXISTS_CHOOSE", {
+            path: quotePath([...path, f.name]),
+          });
         }
         seen.add(key);
         checkDuplicateColumns(f.type, [...path, f.name]);
@@ -338,11 +334,7 @@ export function assertSupportedTypes(schema: StructType): void {
   const bad = unsupportedTypes(schema);
   if (bad.length === 0) return;
   const list = bad.map((b) => `${quotePath(b.path)}: ${b.type.name.toUpperCase()}`).join(", ");
-  throw badRequest(
-    "DELTA_UNSUPPORTED_DATA_TYPES",
-    `Found columns using unsupported data types: [${list}].`,
-    "0AKDC",
-  );
+  throw siltError("DELTA_UNSUPPORTED_DATA_TYPES", { list });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -381,16 +373,15 @@ export function sparkTypeName(t: DataType): string {
 }
 
 const unsupportedDataType = (text: string) =>
-  badRequest("UNSUPPORTED_DATATYPE", `Unsupported data type "${text.toUpperCase()}".`, "0A000");
+  siltError("UNSUPPORTED_DATATYPE:UNSUPPORTED_DATA_TYPE", { name: text.toUpperCase() });
 
 /** Validates decimal parameters the way Spark's DecimalType does. */
 export function checkDecimal(precision: number, scale: number): DecimalType {
   if (precision > MAX_DECIMAL_PRECISION) {
-    throw badRequest(
-      "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION",
-      `Decimal precision ${precision} exceeds max precision ${MAX_DECIMAL_PRECISION}.`,
-      "22003",
-    );
+    throw siltError("DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION", {
+      precision,
+      MAX_DECIMAL_PRECISION,
+    });
   }
   if (precision < 1 || scale < 0 || scale > precision) {
     throw unsupportedDataType(`decimal(${precision},${scale})`);

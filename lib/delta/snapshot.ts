@@ -20,7 +20,7 @@
  * lib/ops/open-table.ts).
  */
 
-import { badRequest, notFound, SiltError, unsupportedFeature } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
 import { javaTimestamp, secondsTimestamp } from "../values/datetime-text.ts";
 import {
@@ -106,13 +106,12 @@ export class CorruptCommitError extends SiltError {
   readonly staged: boolean;
 
   constructor(ref: { version: number; key: string; staged: boolean }, problem: string) {
-    super(
-      "DELTA_STATE_RECOVER_ERROR",
-      `Commit file ${ref.key} for version ${ref.version} ${problem}. The table cannot be read or ` +
-        "written at this version until the file is restored.",
-      500,
-      "XXKDS",
-    );
+    const err = siltError("DELTA_STATE_RECOVER_ERROR:CORRUPT_COMMIT", {
+      key: ref.key,
+      version: ref.version,
+      problem,
+    });
+    super(err.errorClass, err.message, err.status, err.sqlstate, err.parameters);
     this.version = ref.version;
     this.key = ref.key;
     this.staged = ref.staged;
@@ -133,11 +132,7 @@ export async function loadSnapshot(
 ): Promise<Snapshot> {
   const ctx = newContext(store, tableRoot, opts);
   if (opts.version !== undefined && opts.timestamp !== undefined) {
-    throw badRequest(
-      "INVALID_TIME_TRAVEL_SPEC",
-      "Cannot specify both version and timestamp when time travelling the table.",
-      "42K0E",
-    );
+    throw siltError("INVALID_TIME_TRAVEL_SPEC");
   }
   if (opts.version === undefined && opts.timestamp === undefined) return loadLatest(ctx);
 
@@ -193,17 +188,16 @@ export async function readCommitInfos(
 /** Fails unless every reader feature of the protocol is supported. */
 export function checkReadProtocol(protocol: Protocol): void {
   if (protocol.minReaderVersion > MAX_READER_VERSION) {
-    throw badRequest(
-      "DELTA_INVALID_PROTOCOL_VERSION",
-      `Unsupported Delta protocol version: table requires reader version ` +
-        `${protocol.minReaderVersion} and writer version ${protocol.minWriterVersion}, but Silt ` +
-        `supports reader versions 1 to ${MAX_READER_VERSION}.`,
-      "KD004",
-    );
+    throw siltError("DELTA_INVALID_PROTOCOL_VERSION:READER_READER_VERSIONS", {
+      minReaderVersion: protocol.minReaderVersion,
+      minWriterVersion: protocol.minWriterVersion,
+      MAX_READER_VERSION,
+    });
   }
   if (protocol.minReaderVersion < 3) return;
   const missing = (protocol.readerFeatures ?? []).filter((f) => !SUPPORTED_READER_FEATURES.has(f));
-  if (missing.length > 0) throw unsupportedFeature(missing);
+  if (missing.length > 0)
+    throw siltError("DELTA_UNSUPPORTED_FEATURES_FOR_READ", { features: missing.join(", ") });
 }
 
 /**
@@ -349,12 +343,10 @@ function makeView(ctx: Ctx, listing: LogListing): LogView {
 
 function requireLatest(ctx: Ctx, view: LogView): number {
   if (view.latest === undefined) {
-    throw notFound(
-      "DELTA_TABLE_NOT_FOUND",
-      `Delta table ${ctx.tableRoot === "" ? "/" : ctx.tableRoot} doesn't exist: ` +
-        `${LOG_DIR} holds no commits or checkpoints.`,
-      "42P01",
-    );
+    throw siltError("DELTA_TABLE_NOT_FOUND", {
+      tableRoot: ctx.tableRoot === "" ? "/" : ctx.tableRoot,
+      LOG_DIR,
+    });
   }
   return view.latest;
 }
@@ -688,22 +680,18 @@ async function versionAtTimestamp(
 
   const latestTs = ict ? latestSnapshot.timestamp : (await monotonicMtimes()).at(-1)!;
   if (ts > latestTs) {
-    throw badRequest(
-      "DELTA_TIMESTAMP_GREATER_THAN_COMMIT",
-      `The provided timestamp (${javaTimestamp(ts)}) is after the latest version available to ` +
-        `this table (${javaTimestamp(latestTs)}). Please use a timestamp before or at ` +
-        `${secondsTimestamp(latestTs)}.`,
-      "42816",
-    );
+    throw siltError("DELTA_TIMESTAMP_GREATER_THAN_COMMIT", {
+      providedTimestamp: javaTimestamp(ts),
+      latestTimestamp: javaTimestamp(latestTs),
+      maximumTimestamp: secondsTimestamp(latestTs),
+    });
   }
   const tooEarly = (earliestTs: number) =>
-    badRequest(
-      "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION",
-      `The provided timestamp (${javaTimestamp(ts)}) is before the earliest version available ` +
-        `to this table (${javaTimestamp(earliestTs)}). Please use a timestamp after ` +
-        `${secondsTimestamp(earliestTs)}.`,
-      "42816",
-    );
+    siltError("DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION", {
+      providedTimestamp: javaTimestamp(ts),
+      earliestTimestamp: javaTimestamp(earliestTs),
+      minimumTimestamp: secondsTimestamp(earliestTs),
+    });
 
   if (ict && (allIct || enablementTimestamp === undefined || ts >= enablementTimestamp)) {
     const at = (v: number) => versionTimestamp(ctx, view, v, true);
@@ -747,21 +735,11 @@ function optionalInt(v: string | undefined): number | undefined {
 function versionNotFound(view: LogView, v: number): SiltError {
   const latest = view.latest ?? 0;
   const earliest = earliestVersion(view) ?? latest;
-  return badRequest(
-    "DELTA_VERSION_NOT_FOUND",
-    `Cannot time travel Delta table to version ${v}. Available versions: [${earliest}, ${latest}].`,
-    "22003",
-  );
+  return siltError("DELTA_VERSION_NOT_FOUND", { userVersion: v, earliest, latest });
 }
 
 function stateRecoverError(what: "Protocol" | "Metadata", version: number): SiltError {
-  return new SiltError(
-    "DELTA_STATE_RECOVER_ERROR",
-    `The ${what} of your Delta table could not be recovered while Reconstructing version: ` +
-      `${version}. Did you manually delete files in the _delta_log directory?`,
-    500,
-    "XXKDS",
-  );
+  return siltError("DELTA_STATE_RECOVER_ERROR:YOUR_DELTA_TABLE", { what, version });
 }
 
 function missingLog(view: LogView, target: number, gap: number, cause: unknown): SiltError {
@@ -769,29 +747,18 @@ function missingLog(view: LogView, target: number, gap: number, cause: unknown):
     cause === undefined ? "" : ` A checkpoint could not be read: ${(cause as Error).message}`;
   if (view.versions.some((v) => v < gap)) {
     const listed = view.versions.filter((v) => v <= target);
-    return new SiltError(
-      "DELTA_VERSIONS_NOT_CONTIGUOUS",
-      `Versions (${listed.join(", ")}) are not contiguous. A gap in the delta log was detected ` +
-        `at version ${gap} while trying to load version ${target}.${why}`,
-      500,
-      "KD00C",
-    );
+    return siltError("DELTA_VERSIONS_NOT_CONTIGUOUS", {
+      listed: listed.join(", "),
+      gap,
+      target,
+      why,
+    });
   }
-  return new SiltError(
-    "DELTA_LOG_FILE_NOT_FOUND",
-    `Unable to retrieve the delta log files to construct table version ${target}: version ` +
-      `${gap} is missing and no usable checkpoint covers it.${why}`,
-    500,
-    "42K03",
-  );
+  return siltError("DELTA_LOG_FILE_NOT_FOUND", { target, gap, why });
 }
 
 function invalidTimestamp(text: string): SiltError {
-  return badRequest(
-    "DELTA_TIMESTAMP_INVALID",
-    `The provided timestamp (${text}) cannot be converted to a valid timestamp.`,
-    "42816",
-  );
+  return siltError("DELTA_TIMESTAMP_INVALID", { text });
 }
 
 // ---------------------------------------------------------------------------------------------

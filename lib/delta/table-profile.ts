@@ -14,7 +14,7 @@
  * requirements hold for the table's whole life, not only for its first version.
  */
 import { randomUUID } from "node:crypto";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { Protocol } from "./actions.ts";
 
 /** Property -> value the catalog insists on. */
@@ -112,10 +112,7 @@ export function newTableProfile(
     // Delta property keys are case-insensitive; store them in their canonical spelling.
     const key = canonicalKey(rawKey);
     if (RESERVED_PROPERTIES.has(key)) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `Cannot ${verb} table ${tableName}: table property '${key}' is managed by the catalog and cannot be set. Remove the TBLPROPERTIES entry and retry.`,
-      );
+      throw siltError("INVALID_PARAMETER_VALUE:TABLE_TABLE_PROPERTY", { verb, tableName, key });
     }
     const required = REQUIRED_PROPERTIES[key];
     if (required !== undefined && value.toLowerCase() !== required) {
@@ -127,11 +124,7 @@ export function newTableProfile(
         throw requirementError(verb, tableName, key, "supported", value);
       }
       if (value.toLowerCase() !== "supported" && value.toLowerCase() !== "enabled") {
-        throw badRequest(
-          "DELTA_UNSUPPORTED_FEATURE_STATUS",
-          `Table feature ${feature} must be 'supported' to be enabled through '${key}', but it is '${value}'.`,
-          "0AKDE",
-        );
+        throw siltError("DELTA_UNSUPPORTED_FEATURE_STATUS", { feature, key, value });
       }
       // `delta.feature.*` is an instruction about the protocol, not a stored property.
       continue;
@@ -142,11 +135,7 @@ export function newTableProfile(
 
   const mappingMode = (props["delta.columnMapping.mode"] ?? "name").toLowerCase();
   if (!["none", "name", "id"].includes(mappingMode)) {
-    throw badRequest(
-      "DELTA_MODE_NOT_SUPPORTED",
-      `Specified mode '${props["delta.columnMapping.mode"]}' is not supported for 'delta.columnMapping.mode'. Supported modes are: none, name, id.`,
-      "0AKDC",
-    );
+    throw siltError("DELTA_MODE_NOT_SUPPORTED", { props: props["delta.columnMapping.mode"] });
   }
   const rowTracking = (props["delta.enableRowTracking"] ?? "true").toLowerCase() === "true";
 
@@ -189,19 +178,10 @@ export function newTableProfile(
  */
 function checkKnownProperty(key: string, rawKey: string, value: string): void {
   if (key.startsWith("delta.") && !KNOWN_DELTA_PROPERTIES.has(key)) {
-    throw badRequest(
-      "DELTA_UNKNOWN_CONFIGURATION",
-      `Unknown configuration was specified: ${rawKey}`,
-      "F0000",
-    );
+    throw siltError("DELTA_UNKNOWN_CONFIGURATION", { rawKey });
   }
   if (key === "delta.enableChangeDataFeed" && value.toLowerCase() !== "false") {
-    throw badRequest(
-      "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE",
-      "Unable to write this table because it requires writer table feature(s) that are " +
-        "unsupported by Silt: changeDataFeed. Leave 'delta.enableChangeDataFeed' unset or false.",
-      "56038",
-    );
+    throw siltError("DELTA_UNSUPPORTED_FEATURES_FOR_WRITE:UNABLE_WRITE_BECAUSE");
   }
 }
 
@@ -231,28 +211,25 @@ export function alteredConfiguration(
   for (const [rawKey, value] of Object.entries(change.set ?? {})) {
     const key = canonicalKey(rawKey);
     if (RESERVED_PROPERTIES.has(key) && current[key] !== value) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `Cannot alter table ${tableName}: table property '${key}' is managed by the catalog and cannot be set.`,
-      );
+      throw siltError("INVALID_PARAMETER_VALUE:ALTER_TABLE_TABLE", { tableName, key });
     }
     const required = REQUIRED_PROPERTIES[key];
     if (required !== undefined && value.toLowerCase() !== required) {
       throw requirementError(verb, tableName, key, required, value);
     }
     if (key.startsWith("delta.feature.")) {
-      throw badRequest(
-        "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE",
-        `Cannot alter table ${tableName}: Silt enables table features only when a table is created; '${key}' cannot be set by ALTER TABLE.`,
-        "56038",
-      );
+      throw siltError("DELTA_UNSUPPORTED_FEATURES_FOR_WRITE:ALTER_ENABLES_FEATURES", {
+        tableName,
+        key,
+      });
     }
     checkKnownProperty(key, rawKey, value);
     if (FIXED_AFTER_CREATE.has(key) && (current[key] ?? "").toLowerCase() !== value.toLowerCase()) {
-      throw badRequest(
-        "DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE",
-        `Cannot alter table ${tableName}: '${key}' is '${current[key] ?? "unset"}' and can only be chosen when the table is created (use CREATE OR REPLACE TABLE to change it).`,
-      );
+      throw siltError("DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE:USE_CREATE_REPLACE", {
+        tableName,
+        key,
+        currentValue: current[key] ?? "unset",
+      });
     }
     next[key] = value;
   }
@@ -260,26 +237,22 @@ export function alteredConfiguration(
   for (const rawKey of change.unset ?? []) {
     const key = canonicalKey(rawKey);
     if (REQUIRED_PROPERTIES[key] !== undefined || RESERVED_PROPERTIES.has(key)) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `Cannot alter table ${tableName}: table property '${key}' is required by the catalog and cannot be unset.`,
-      );
+      throw siltError("INVALID_PARAMETER_VALUE:ALTER_TABLE_TABLE_PROPERTY", { tableName, key });
     }
     if (FIXED_AFTER_CREATE.has(key) && key in current) {
-      throw badRequest(
-        "DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE",
-        `Cannot alter table ${tableName}: '${key}' can only be chosen when the table is created.`,
-      );
+      throw siltError("DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE:ALTER_TABLE_CHOSEN", {
+        tableName,
+        key,
+      });
     }
     if (!(key in next)) missing.push(rawKey);
     delete next[key];
   }
   if (missing.length > 0 && !change.ifExists) {
-    throw badRequest(
-      "UNSET_NONEXISTENT_PROPERTIES",
-      `Attempted to unset non-existent properties [${missing.map((k) => `\`${k}\``).join(", ")}] in table ${tableName}.`,
-      "42K0J",
-    );
+    throw siltError("UNSET_NONEXISTENT_PROPERTIES", {
+      missing: missing.map((k) => `\`${k}\``).join(", "),
+      tableName,
+    });
   }
   return next;
 }
@@ -305,10 +278,13 @@ function requirementError(
   required: string,
   supplied: string,
 ) {
-  return badRequest(
-    "INVALID_PARAMETER_VALUE",
-    `Cannot ${verb} table ${tableName}: catalog requires table property '${key}'='${required}' but the caller supplied '${key}'='${supplied}'. Remove the conflicting TBLPROPERTIES entry and retry.`,
-  );
+  return siltError("INVALID_PARAMETER_VALUE:TABLE_CATALOG_REQUIRES", {
+    verb,
+    tableName,
+    key,
+    required,
+    supplied,
+  });
 }
 
 const CANONICAL = new Map(
@@ -380,44 +356,55 @@ export function checkManagedTable(
   for (const [key, required] of Object.entries(REQUIRED_PROPERTIES)) {
     const supplied = lower.get(key);
     if (supplied === undefined) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `Cannot ${verb} table ${tableName}: catalog requires table property '${key}'='${required}' but the commit does not set it.`,
-      );
+      throw siltError("INVALID_PARAMETER_VALUE:TABLE_CATALOG_REQUIRES_TABLE", {
+        verb,
+        tableName,
+        key,
+        required,
+      });
     }
     if (supplied.toLowerCase() !== required) {
       throw requirementError(verb, tableName, key, required, supplied);
     }
   }
   if (protocol.minReaderVersion < 3 || protocol.minWriterVersion < 7) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Cannot ${verb} table ${tableName}: catalog requires reader version 3 and writer version 7 but the commit's protocol has ${protocol.minReaderVersion} and ${protocol.minWriterVersion}.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:TABLE_CATALOG_REQUIRES_READER", {
+      verb,
+      tableName,
+      minReaderVersion: protocol.minReaderVersion,
+      minWriterVersion: protocol.minWriterVersion,
+    });
   }
   for (const feature of REQUIRED_FEATURES) {
     const lists = READER_WRITER_FEATURES.has(feature)
       ? [readerFeatures, writerFeatures]
       : [writerFeatures];
     if (lists.some((list) => !list.includes(feature))) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `Cannot ${verb} table ${tableName}: catalog requires table feature '${feature}' but the commit's protocol does not list it${READER_WRITER_FEATURES.has(feature) ? " among both its reader and writer features" : ""}.`,
-      );
+      throw siltError("INVALID_PARAMETER_VALUE:TABLE_CATALOG_REQUIRES_TABLE_FEATURE", {
+        verb,
+        tableName,
+        feature,
+        featureLists: READER_WRITER_FEATURES.has(feature)
+          ? " among both its reader and writer features"
+          : "",
+      });
     }
   }
   const notWritten = readerFeatures.filter((f) => !writerFeatures.includes(f));
   if (notWritten.length > 0) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Cannot ${verb} table ${tableName}: reader features ${notWritten.join(", ")} are missing from the writer features.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:TABLE_READER_FEATURES", {
+      verb,
+      tableName,
+      notWritten: notWritten.join(", "),
+    });
   }
   const id = lower.get("io.unitycatalog.tableId");
   if (id !== tableId) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Cannot ${verb} table ${tableName}: table property 'io.unitycatalog.tableId' must be '${tableId}', the id the catalog gave the table, but the commit has ${id === undefined ? "none" : `'${id}'`}.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:TABLE_TABLE_PROPERTY_IO", {
+      verb,
+      tableName,
+      tableId,
+      found: id === undefined ? "none" : `'${id}'`,
+    });
   }
 }

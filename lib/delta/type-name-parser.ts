@@ -6,7 +6,7 @@
  * tokenizer, and the SQL parser, which hands the grammar its own tokens so that errors carry
  * SQL positions and the nesting budget.
  */
-import { badRequest, type SiltError } from "../errors.ts";
+import { type SiltError, siltError } from "../errors.ts";
 import { scanBackQuoted } from "../values/identifiers.ts";
 import {
   arrayType,
@@ -117,12 +117,7 @@ export function readDataType<T extends TypeNameToken>(c: TypeNameCursor<T>): Dat
       case "VARCHAR": {
         if (!c.accept("(")) {
           return c.at(t, () => {
-            throw badRequest(
-              "DATATYPE_MISSING_SIZE",
-              `DataType "${name}" requires a length parameter, for example "${name}"(10). ` +
-                "Please specify the length.",
-              "42K01",
-            );
+            throw siltError("DATATYPE_MISSING_SIZE", { shown: name });
           });
         }
         nonNegativeInteger(c);
@@ -140,11 +135,9 @@ export function readDataType<T extends TypeNameToken>(c: TypeNameCursor<T>): Dat
           shown += ")";
         }
         return c.at(t, () => {
-          throw badRequest(
-            "UNSUPPORTED_DATATYPE",
-            `Unsupported data type "${shown.toUpperCase()}".`,
-            "0A000",
-          );
+          throw siltError("UNSUPPORTED_DATATYPE:UNSUPPORTED_DATA_TYPE", {
+            name: shown.toUpperCase(),
+          });
         });
       }
     }
@@ -192,7 +185,7 @@ interface TextToken extends TypeNameToken {
 function syntaxError(src: string, pos: number): SiltError {
   const near =
     pos >= src.length ? "end of input" : `'${src.slice(pos).split(/[\s<>(),:]/)[0] || src[pos]}'`;
-  return badRequest("PARSE_SYNTAX_ERROR", `Syntax error at or near ${near}.`, "42601");
+  return siltError("PARSE_SYNTAX_ERROR:SYNTAX_ERROR_NEAR", { near });
 }
 
 function tokenize(src: string): TextToken[] {

@@ -4,7 +4,7 @@
  * base-85 digit first.
  */
 
-import { SiltError } from "../errors.ts";
+import { siltError } from "../errors.ts";
 
 const ALPHABET =
   "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
@@ -18,14 +18,6 @@ for (let i = 0; i < 85; i++) {
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Bad Z85 only comes from a corrupt log or a bug, so it is a server-side failure. */
-export class Z85Error extends SiltError {
-  constructor(message: string) {
-    super("DELTA_INVALID_Z85_ENCODING", message, 500);
-    this.name = "Z85Error";
-  }
-}
 
 /** Encodes bytes, zero-padding the input to a multiple of 4 as Delta does for inline DVs. */
 export function z85Encode(bytes: Uint8Array): string {
@@ -58,14 +50,12 @@ export function z85Encode(bytes: Uint8Array): string {
  */
 export function z85Decode(text: string, byteLength?: number): Uint8Array {
   if (text.length % 5 !== 0) {
-    throw new Z85Error(`Invalid Z85 text: length ${text.length} is not a multiple of 5`);
+    throw siltError("DELTA_INVALID_Z85_ENCODING:Z85_TEXT_LENGTH", { textCount: text.length });
   }
   const decodedLength = (text.length / 5) * 4;
   if (byteLength !== undefined) {
     if (!Number.isInteger(byteLength) || byteLength < 0 || byteLength > decodedLength) {
-      throw new Z85Error(
-        `Invalid Z85 byte length ${byteLength}: the text decodes to ${decodedLength} bytes`,
-      );
+      throw siltError("DELTA_INVALID_Z85_ENCODING:Z85_BYTE_LENGTH", { byteLength, decodedLength });
     }
   }
   const out = new Uint8Array(decodedLength);
@@ -76,14 +66,17 @@ export function z85Decode(text: string, byteLength?: number): Uint8Array {
       const code = text.charCodeAt(i + k);
       const digit = code < 128 ? DECODE[code] : 0xff;
       if (digit === 0xff) {
-        throw new Z85Error(
-          `Invalid Z85 character ${JSON.stringify(text[i + k])} at position ${i + k}`,
-        );
+        throw siltError("DELTA_INVALID_Z85_ENCODING:Z85_CHARACTER_POSITION", {
+          text: JSON.stringify(text[i + k]),
+          position: i + k,
+        });
       }
       value = value * 85 + digit;
     }
     if (value > 0xffffffff) {
-      throw new Z85Error(`Invalid Z85 group ${JSON.stringify(text.slice(i, i + 5))}: overflows`);
+      throw siltError("DELTA_INVALID_Z85_ENCODING:Z85_GROUP_OVERFLOWS", {
+        text: JSON.stringify(text.slice(i, i + 5)),
+      });
     }
     out[o++] = value >>> 24;
     out[o++] = (value >>> 16) & 0xff;
@@ -97,14 +90,15 @@ export function z85Decode(text: string, byteLength?: number): Uint8Array {
 
 /** Canonical UUID -> the 20 Z85 characters of its 16 big-endian bytes. */
 export function uuidToZ85(uuid: string): string {
-  if (!UUID_RE.test(uuid)) throw new Z85Error(`Invalid UUID ${JSON.stringify(uuid)}`);
+  if (!UUID_RE.test(uuid))
+    throw siltError("DELTA_INVALID_Z85_ENCODING:UUID", { uuid: JSON.stringify(uuid) });
   return z85Encode(Buffer.from(uuid.replace(/-/g, ""), "hex"));
 }
 
 /** 20 Z85 characters -> canonical lowercase UUID. */
 export function z85ToUuid(text: string): string {
   if (text.length !== 20) {
-    throw new Z85Error(`Invalid Z85 UUID ${JSON.stringify(text)}: expected 20 characters`);
+    throw siltError("DELTA_INVALID_Z85_ENCODING:Z85_UUID_EXPECTED", { text: JSON.stringify(text) });
   }
   const hex = Buffer.from(z85Decode(text)).toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

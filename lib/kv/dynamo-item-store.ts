@@ -19,7 +19,7 @@ import {
   UpdateItemCommand,
   waitUntilTableExists,
 } from "@aws-sdk/client-dynamodb";
-import { internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type {
   Condition,
   Item,
@@ -157,7 +157,7 @@ export class DynamoItemStore implements ItemStore {
     if (sk !== undefined) {
       const sortKey = this.keySchema.sortKey;
       if (sortKey === undefined) {
-        throw internal("ITEM_STORE_NO_SORT_KEY", `Table ${this.tableName} has no sort key.`);
+        throw siltError("ITEM_STORE_NO_SORT_KEY", { tableName: this.tableName });
       }
       const name = x.name(sortKey.name);
       keyCondition +=
@@ -248,11 +248,10 @@ export async function ensureTable(
       { TableName: tableName },
     );
   } catch (err) {
-    throw internal(
-      "SILT_TABLE_NOT_ACTIVE",
-      `DynamoDB table ${tableName} did not become ACTIVE within ${timeoutMs} ms: ${
-        err instanceof Error ? err.message : String(err)
-      }`,
-    );
+    throw siltError("SILT_TABLE_NOT_ACTIVE", {
+      tableName,
+      timeoutMs,
+      reason: err instanceof Error ? err.message : String(err),
+    });
   }
 }

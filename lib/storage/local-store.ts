@@ -13,7 +13,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import path from "node:path";
-import { internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { type ObjectInfo, ObjectNotFoundError, type ObjectStore } from "./object-store.ts";
 
 // Temp files live in one directory at the root so that a rename or link into place never
@@ -248,11 +248,7 @@ export class LocalObjectStore implements ObjectStore {
       key.includes("\0") ||
       segments.some((s) => s === "" || s === "." || s === "..") ||
       segments[0] === TMP_DIR;
-    if (bad)
-      throw internal(
-        "INTERNAL_ERROR",
-        `Invalid object key for a local store: ${JSON.stringify(key)}`,
-      );
+    if (bad) throw siltError("INTERNAL_ERROR:INVALID_OBJECT_KEY", { key: JSON.stringify(key) });
     return path.join(this.rootDir, ...segments);
   }
 }
