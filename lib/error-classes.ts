@@ -1368,6 +1368,11 @@ export const ERROR_CLASSES = {
         "The table with id {tableId} cannot be found. It may have been dropped; look the table up by name instead.",
     },
   },
+  TABLE_RENAME_IN_PROGRESS: {
+    status: 409,
+    message:
+      "The table {tableName} is being renamed by another request. Retry once it has finished.",
+  },
   UNAUTHENTICATED: {
     status: 401,
     uc: "UNAUTHENTICATED",

@@ -26,7 +26,7 @@ import { AssumeRoleCommand, type STSClient } from "@aws-sdk/client-sts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
 import type { QualifiedName } from "../catalog/names.ts";
 import { locationUri, type SiltContext } from "../context.ts";
-import { badRequest, SiltError } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { resolveName } from "../ops/open-table.ts";
 import { authorizeTable } from "./authorize.ts";
 
@@ -82,19 +82,12 @@ export async function temporaryTableCredentials(
 ): Promise<TemporaryTableCredentials> {
   const operation = TABLE_OPERATIONS.find((op) => op === req.operation);
   if (operation === undefined) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Field 'operation' must be READ or READ_WRITE (got ${JSON.stringify(req.operation)}).`,
-      "22023",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:FIELD_OPERATION_READ", {
+      operation: JSON.stringify(req.operation),
+    });
   }
   if ((req.tableId === undefined) === (req.tableName === undefined)) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      "Name the table by exactly one of 'table_id' (its id, as DESCRIBE DETAIL shows it) or " +
-        "'table_name' (catalog.schema.table).",
-      "22023",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:NAME_TABLE_EXACTLY");
   }
   // Step 1.
   const qn =
@@ -119,19 +112,15 @@ export async function stagingTableCredentials(
 ): Promise<TemporaryTableCredentials> {
   const entry = await ctx.catalog.findTableById(tableId);
   if (entry === undefined || entry.state !== "CREATING" || !entry.staging) {
-    throw new SiltError(
-      "TABLE_NOT_FOUND",
-      `No staging table has id ${tableId}. Stage the table first (POST /staging-tables).`,
-      404,
-    );
+    throw siltError("TABLE_NOT_FOUND:STAGING_ID_STAGE", { tableId });
   }
   if (ctx.enforcePrivileges === true && entry.owner !== ctx.principal) {
-    throw new SiltError(
-      "INSUFFICIENT_PERMISSIONS",
-      `Insufficient privileges: User ${ctx.principal} did not stage table ${entry.catalog}.${entry.schema}.${entry.name}.`,
-      403,
-      "42501",
-    );
+    throw siltError("INSUFFICIENT_PERMISSIONS:DID_STAGE_TABLE", {
+      principal: ctx.principal,
+      catalog: entry.catalog,
+      schema: entry.schema,
+      name: entry.name,
+    });
   }
   return vendFor(
     ctx,
@@ -160,19 +149,14 @@ async function vendFor(
       ? vendor?.readCredentials.bind(vendor)
       : vendor?.readWriteCredentials?.bind(vendor);
   if (vend === undefined) {
-    throw new SiltError(
-      "CREDENTIAL_VENDING_NOT_CONFIGURED",
-      operation === "READ"
-        ? "This deployment vends no table credentials: set SILT_TABLE_ACCESS_ROLE_ARN to the " +
-            "role readers assume (the CDK stack creates it and sets the variable)."
-        : "This deployment vends no credentials that write tables (SILT_TABLE_WRITE_ROLE_ARN " +
-            "is not set; the CDK stack creates the table-write role and sets it), so table " +
-            `${qn.catalog}.${qn.schema}.${qn.table} (id ${entry.tableId}) cannot be written ` +
-            "from outside of Silt here. Request READ credentials to read its files, and write " +
-            "through Silt (the insert, merge or SQL routes, or objects under " +
-            `ingest/${qn.catalog}/${qn.schema}/${qn.table}/ in the bucket).`,
-      501,
-    );
+    const table = `${qn.catalog}.${qn.schema}.${qn.table}`;
+    throw operation === "READ"
+      ? siltError("CREDENTIAL_VENDING_NOT_CONFIGURED:READ")
+      : siltError("CREDENTIAL_VENDING_NOT_CONFIGURED:READ_WRITE", {
+          table,
+          tableId: entry.tableId,
+          ingestPrefix: `ingest/${qn.catalog}/${qn.schema}/${qn.table}/`,
+        });
   }
   const vended = await vend(entry.location, ctx.principal);
   return {
@@ -336,7 +320,7 @@ export class StsTableCredentials implements TableCredentialVendor {
       c.SessionToken === undefined ||
       c.Expiration === undefined
     ) {
-      throw new SiltError("INTERNAL_ERROR", "STS AssumeRole answered without credentials.", 500);
+      throw siltError("INTERNAL_ERROR:STS_ASSUMEROLE_ANSWERED");
     }
     return {
       credentials: {

@@ -12,7 +12,7 @@
  */
 import { qualifyNameParts, splitNameParts } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { ResultSet } from "../ops/result-set.ts";
 import { authorizePermissions, type SecurableName } from "./authorize.ts";
 import {
@@ -54,12 +54,11 @@ export function securableName(
   if (type === "table") return qualifyNameParts(parts, defaults);
   const depth = type === "catalog" ? 1 : 2;
   if (parts.length > depth || (type === "catalog" && parts.length === 0 && !defaults.catalog)) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `A ${type} is named by ${type === "catalog" ? "one part" : "at most two parts (catalog.schema)"}, ` +
-        `not ${JSON.stringify(parts.join("."))}.`,
-      "22023",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:NAMED", {
+      type,
+      allowedParts: type === "catalog" ? "one part" : "at most two parts (catalog.schema)",
+      parts: JSON.stringify(parts.join(".")),
+    });
   }
   if (type === "catalog") return { catalog: parts[0] ?? (defaults.catalog as string) };
   const q = qualifyNameParts([...parts, "_"], defaults);
@@ -70,20 +69,19 @@ export function securableName(
 export function securableFromPath(type: string, fullName: string): SecurableName {
   const t = SECURABLE_TYPES.find((s) => s === type.toLowerCase());
   if (t === undefined) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Unknown securable type ${JSON.stringify(type)}; Silt has catalog, schema and table.`,
-      "22023",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:UNKNOWN_SECURABLE_TYPE", {
+      type: JSON.stringify(type),
+    });
   }
   const parts = splitNameParts(fullName);
   const depth = SECURABLE_TYPES.indexOf(t) + 1;
   if (parts.length !== depth) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `The full name of a ${t} has ${depth} part(s) (${["catalog", "catalog.schema", "catalog.schema.table"][depth - 1]}), not ${JSON.stringify(fullName)}.`,
-      "22023",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:FULL_NAME_PART", {
+      t,
+      depth,
+      expected: ["catalog", "catalog.schema", "catalog.schema.table"][depth - 1],
+      fullName: JSON.stringify(fullName),
+    });
   }
   return securableName(t, parts);
 }
@@ -100,11 +98,7 @@ export async function updatePermissions(
   const privileges = (value: unknown, field: string): string[] => {
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value)) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `'${field}' must be a list of privileges.`,
-        "22023",
-      );
+      throw siltError("INVALID_PARAMETER_VALUE:LIST_PRIVILEGES", { field });
     }
     return value.map((p) => parsePrivilege(String(p), type, fullName));
   };

@@ -10,7 +10,7 @@
  * With auth off (`silt serve`, tests) there is no authorizer and every caller is the configured
  * principal, with no privilege checked.
  */
-import { internal, SiltError } from "../errors.ts";
+import { type SiltError, siltError } from "../errors.ts";
 
 /** What a deployed function accepts as SILT_AUTH. */
 export const AUTH_MODES = ["none", "iam", "jwt"] as const;
@@ -24,11 +24,10 @@ export type AuthMode = (typeof AUTH_MODES)[number] | "token";
 export function parseAuthMode(value: string | undefined): AuthMode {
   const mode = AUTH_MODES.find((m) => m === value);
   if (mode === undefined) {
-    throw internal(
-      "SILT_MISCONFIGURED",
-      `Environment variable SILT_AUTH must be one of ${AUTH_MODES.join(", ")} ` +
-        `(got ${JSON.stringify(value ?? null)}).`,
-    );
+    throw siltError("SILT_MISCONFIGURED:ENVIRONMENT_VARIABLE_SILT", {
+      AUTH_MODES: AUTH_MODES.join(", "),
+      value: JSON.stringify(value ?? null),
+    });
   }
   return mode;
 }
@@ -55,18 +54,12 @@ export function parseTokens(text: string | undefined): ReadonlyMap<string, strin
     const token = pair.slice(0, at).trim();
     const principal = pair.slice(at + 1).trim();
     if (at <= 0 || principal === "") {
-      throw internal(
-        "SILT_MISCONFIGURED",
-        `SILT_TOKENS must list token=principal pairs separated by commas (got ${JSON.stringify(pair)}).`,
-      );
+      throw siltError("SILT_MISCONFIGURED:SILT_TOKENS_LIST", { pair: JSON.stringify(pair) });
     }
     tokens.set(token, principal);
   }
   if (tokens.size === 0) {
-    throw internal(
-      "SILT_MISCONFIGURED",
-      "SILT_AUTH=token needs SILT_TOKENS, e.g. SILT_TOKENS='not-used=alice@example.com'.",
-    );
+    throw siltError("SILT_MISCONFIGURED:SILT_AUTH_TOKEN");
   }
   return tokens;
 }
@@ -88,11 +81,7 @@ export function unauthenticated(mode: Exclude<AuthMode, "none">): SiltError {
     token:
       "Send 'Authorization: Bearer <token>' with a token this server was given in SILT_TOKENS.",
   };
-  return new SiltError(
-    "UNAUTHENTICATED",
-    `The request names no authenticated caller. ${how[mode]}`,
-    401,
-  );
+  return siltError("UNAUTHENTICATED", { how: how[mode] });
 }
 
 const field = (value: unknown, name: string): unknown =>

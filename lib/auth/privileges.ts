@@ -15,7 +15,7 @@
  *   whatever else is granted there.
  * - Grants to the group `account users` apply to every authenticated caller.
  */
-import { badRequest, SiltError } from "../errors.ts";
+import { type SiltError, siltError } from "../errors.ts";
 
 export const PRIVILEGES = [
   "USE CATALOG",
@@ -111,13 +111,13 @@ export function requireOwnership(principal: string, path: SecurablePath, action:
   // "its owner or the owner of its schema or the owner of its catalog"
   const containers = path.slice(0, -1).map((level) => level.type);
   const owners = ["its owner", ...containers.reverse().map((type) => `its ${type}`)];
-  throw new SiltError(
-    "INSUFFICIENT_PERMISSIONS",
-    `Insufficient privileges: User ${principal} is not an owner of ${KIND[target.type]} ` +
-      `'${target.fullName}'. Only ${owners.join(" or the owner of ")} can ${action}.`,
-    403,
-    "42501",
-  );
+  throw siltError("INSUFFICIENT_PERMISSIONS:OWNER", {
+    principal,
+    KIND: KIND[target.type],
+    fullName: target.fullName,
+    owners: owners.join(" or the owner of "),
+    action,
+  });
 }
 
 /** Unity Catalog's message ("User … does not have SELECT on Table 'c.s.t'.") plus the remedy. */
@@ -127,14 +127,13 @@ export function insufficientPrivileges(
   target: Level,
 ): SiltError {
   const kind = KIND[target.type];
-  return new SiltError(
-    "INSUFFICIENT_PERMISSIONS",
-    `Insufficient privileges: User ${principal} does not have ${privilege} on ${kind} ` +
-      `'${target.fullName}'. Ask its owner to run: GRANT ${privilege} ON ${kind.toUpperCase()} ` +
-      `${target.fullName} TO \`${principal}\`.`,
-    403,
-    "42501",
-  );
+  return siltError("INSUFFICIENT_PERMISSIONS:ASK_OWNER_RUN", {
+    principal,
+    privilege,
+    kind,
+    fullName: target.fullName,
+    kind2: kind.toUpperCase(),
+  });
 }
 
 /**
@@ -149,19 +148,19 @@ export function parsePrivilege(text: string, type: SecurableType, fullName: stri
   if (name === "ALL" || name === ALL_PRIVILEGES) return ALL_PRIVILEGES;
   const privilege = PRIVILEGES.find((p) => p === name);
   if (privilege === undefined) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Unknown privilege ${JSON.stringify(text)}. Silt knows ${[...PRIVILEGES, ALL_PRIVILEGES].join(", ")}.`,
-      "22023",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:UNKNOWN_PRIVILEGE_SILT", {
+      text: JSON.stringify(text),
+      privileges: [...PRIVILEGES, ALL_PRIVILEGES].join(", "),
+    });
   }
   if (!APPLICABLE[type].includes(privilege)) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Privilege ${privilege} is not applicable to ${KIND[type]} '${fullName}'. A ` +
-        `${type} accepts ${[...APPLICABLE[type], ALL_PRIVILEGES].join(", ")}.`,
-      "22023",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:PRIVILEGE_APPLICABLE_ACCEPTS", {
+      privilege,
+      KIND: KIND[type],
+      fullName,
+      type,
+      privileges: [...APPLICABLE[type], ALL_PRIVILEGES].join(", "),
+    });
   }
   return privilege;
 }
@@ -177,12 +176,9 @@ export function checkPrincipal(principal: unknown): string {
     principal.length > 512 ||
     /\p{Cc}/u.test(principal)
   ) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `A principal must be a non-empty name of at most 512 characters without control ` +
-        `characters, like \`arn:aws:iam::123456789012:user/alice\` (got ${JSON.stringify(principal)}).`,
-      "22023",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:PRINCIPAL_NON_EMPTY", {
+      principal: JSON.stringify(principal),
+    });
   }
   return principal;
 }

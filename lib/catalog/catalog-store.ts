@@ -67,7 +67,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { conflict, internal, notFound, type SiltError } from "../errors.ts";
+import { type SiltError, siltError } from "../errors.ts";
 import { ensureTable } from "../kv/dynamo-item-store.ts";
 import {
   and,
@@ -173,92 +173,41 @@ const tableIdPk = (tableId: string) => `TABLEID#${tableId}`;
 // ---- errors ---------------------------------------------------------------------------------
 
 export const catalogNotFound = (catalog: string): SiltError =>
-  notFound(
-    "CATALOG_NOT_FOUND",
-    `The catalog ${formatQualifiedName(catalog)} not found. Verify the spelling of the catalog ` +
-      "name, or create it with CREATE CATALOG.",
-    "42P08",
-  );
+  siltError("CATALOG_NOT_FOUND", { catalog: formatQualifiedName(catalog) });
 
 export const schemaNotFound = (catalog: string, schema: string): SiltError =>
-  notFound(
-    "SCHEMA_NOT_FOUND",
-    `The schema ${formatQualifiedName(catalog, schema)} cannot be found. Verify the spelling and ` +
-      "correctness of the schema and catalog.\nIf you did not qualify the name with a catalog, " +
-      "verify the current_schema() output, or qualify the name with the correct catalog.\n" +
-      "To tolerate the error on drop use DROP SCHEMA IF EXISTS.",
-    "42704",
-  );
+  siltError("SCHEMA_NOT_FOUND", { schemaName: formatQualifiedName(catalog, schema) });
 
 export const tableNotFound = (catalog: string, schema: string, table: string): SiltError =>
-  notFound(
-    "TABLE_OR_VIEW_NOT_FOUND",
-    `The table or view ${formatQualifiedName(catalog, schema, table)} cannot be found. Verify ` +
-      "the spelling and correctness of the schema and catalog.\nIf you did not qualify the name " +
-      "with a schema, verify the current_schema() output, or qualify the name with the correct " +
-      "schema and catalog.\nTo tolerate the error on drop use DROP VIEW IF EXISTS or DROP TABLE " +
-      "IF EXISTS.",
-    "42P01",
-  );
+  siltError("TABLE_OR_VIEW_NOT_FOUND:BY_NAME", {
+    relationName: formatQualifiedName(catalog, schema, table),
+  });
 
 const tableIdNotFound = (tableId: string): SiltError =>
-  notFound(
-    "TABLE_OR_VIEW_NOT_FOUND",
-    `The table with id ${formatQualifiedName(tableId)} cannot be found. It may have been ` +
-      "dropped; look the table up by name instead.",
-    "42P01",
-  );
+  siltError("TABLE_OR_VIEW_NOT_FOUND:BY_ID", { tableId: formatQualifiedName(tableId) });
 
 export const catalogAlreadyExists = (catalog: string): SiltError =>
-  conflict(
-    "CATALOG_ALREADY_EXISTS",
-    `Cannot create catalog ${formatQualifiedName(catalog)} because it already exists.\n` +
-      "Choose a different name, drop the existing catalog, or add the IF NOT EXISTS clause to " +
-      "tolerate pre-existing catalog.",
-    "42P04",
-  );
+  siltError("CATALOG_ALREADY_EXISTS", { catalog: formatQualifiedName(catalog) });
 
 export const schemaAlreadyExists = (catalog: string, schema: string): SiltError =>
-  conflict(
-    "SCHEMA_ALREADY_EXISTS",
-    `Cannot create schema ${formatQualifiedName(catalog, schema)} because it already exists.\n` +
-      "Choose a different name, drop the existing schema, or add the IF NOT EXISTS clause to " +
-      "tolerate pre-existing schema.",
-    "42P06",
-  );
+  siltError("SCHEMA_ALREADY_EXISTS", { schemaName: formatQualifiedName(catalog, schema) });
 
 export const tableAlreadyExists = (catalog: string, schema: string, table: string): SiltError =>
-  conflict(
-    "TABLE_OR_VIEW_ALREADY_EXISTS",
-    `Cannot create table or view ${formatQualifiedName(catalog, schema, table)} because it ` +
-      "already exists.\nChoose a different name, drop or replace the existing object, or add the " +
-      "IF NOT EXISTS clause to tolerate pre-existing objects.",
-    "42P07",
-  );
+  siltError("TABLE_OR_VIEW_ALREADY_EXISTS", {
+    tableName: formatQualifiedName(catalog, schema, table),
+  });
 
 /** Another rename of the table is under way (its token is fresh); retrying later succeeds. */
 const tableBeingRenamed = (catalog: string, schema: string, table: string): SiltError =>
-  conflict(
-    "TABLE_RENAME_IN_PROGRESS",
-    `The table ${formatQualifiedName(catalog, schema, table)} is being renamed by another ` +
-      "request. Retry once it has finished.",
-  );
+  siltError("TABLE_RENAME_IN_PROGRESS", {
+    tableName: formatQualifiedName(catalog, schema, table),
+  });
 
 const schemaNotEmpty = (catalog: string, schema: string): SiltError =>
-  conflict(
-    "SCHEMA_NOT_EMPTY",
-    `Cannot drop a schema ${formatQualifiedName(catalog, schema)} because it contains objects.\n` +
-      "Use DROP SCHEMA ... CASCADE to drop the schema and all its objects.",
-    "2BP01",
-  );
+  siltError("SCHEMA_NOT_EMPTY", { schemaName: formatQualifiedName(catalog, schema) });
 
 const catalogNotEmpty = (catalog: string): SiltError =>
-  conflict(
-    "CATALOG_NOT_EMPTY",
-    `Cannot drop a catalog ${formatQualifiedName(catalog)} because it contains schemas.\n` +
-      "Use DROP CATALOG ... CASCADE to drop the catalog and all its objects.",
-    "2BP01",
-  );
+  siltError("CATALOG_NOT_EMPTY", { catalog: formatQualifiedName(catalog) });
 
 // ---- item helpers ---------------------------------------------------------------------------
 
@@ -280,19 +229,19 @@ const namesItem = (item: Item): Condition =>
 
 function attr(item: Item, key: string): AttributeValue {
   const value = item[key];
-  if (value === undefined) throw internal("CATALOG_CORRUPT", `catalog item lacks ${key}`);
+  if (value === undefined) throw siltError("CATALOG_CORRUPT:CATALOG_ITEM_LACKS", { key });
   return value;
 }
 
 function str(item: Item, key: string): string {
   const value = item[key]?.S;
-  if (value === undefined) throw internal("CATALOG_CORRUPT", `catalog item lacks ${key}`);
+  if (value === undefined) throw siltError("CATALOG_CORRUPT:CATALOG_ITEM_LACKS", { key });
   return value;
 }
 
 function num(item: Item, key: string): number {
   const value = item[key]?.N;
-  if (value === undefined) throw internal("CATALOG_CORRUPT", `catalog item lacks ${key}`);
+  if (value === undefined) throw siltError("CATALOG_CORRUPT:CATALOG_ITEM_LACKS", { key });
   return Number(value);
 }
 
@@ -644,10 +593,10 @@ export class Catalog {
     }
     const current = await this.get(pk, entry.name);
     if (current !== undefined && str(current, "tableId") === entry.tableId) {
-      throw internal(
-        "CATALOG_INVALID_STATE",
-        `cannot abort the creation of table ${entry.tableId}: it is ${str(current, "state")}`,
-      );
+      throw siltError("CATALOG_INVALID_STATE:ABORT_CREATION", {
+        tableId: entry.tableId,
+        state: str(current, "state"),
+      });
     }
     await this.deleteIdIndex(entry.tableId);
     return false;
@@ -867,11 +816,10 @@ export class Catalog {
     const current = await this.get(pk, entry.name);
     if (current !== undefined && str(current, "tableId") === entry.tableId) {
       if (str(current, "state") !== "DROPPING") {
-        throw internal(
-          "CATALOG_INVALID_STATE",
-          `finishDropTable on table ${entry.tableId} in state ${str(current, "state")}; ` +
-            "call beginDropTable first",
-        );
+        throw siltError("CATALOG_INVALID_STATE:FINISHDROPTABLE_STATE_CALL", {
+          tableId: entry.tableId,
+          state: str(current, "state"),
+        });
       }
       // Index first: a crash in between leaves a DROPPING item, which recovery knows how to
       // reclaim; the reverse would leave an index item nothing ever looks at.
@@ -1087,7 +1035,7 @@ export class Catalog {
     name: "id" | "tableId",
     value: AttributeValue | undefined,
   ): Promise<boolean> {
-    if (value === undefined) throw internal("CATALOG_CORRUPT", "catalog item lacks its id");
+    if (value === undefined) throw siltError("CATALOG_CORRUPT:ID");
     return this.items.delete(keyOf(item), eq(name, value));
   }
 

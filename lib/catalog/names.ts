@@ -8,7 +8,7 @@
  * names (`my table`): nothing in our storage layout depends on the name, since a table's files
  * live under its id, never under its name.
  */
-import { badRequest, type SiltError } from "../errors.ts";
+import { type SiltError, siltError } from "../errors.ts";
 import { quoteIdent, quotePath, scanBackQuoted } from "../values/identifiers.ts";
 
 export const MAX_NAME_LENGTH = 255;
@@ -26,12 +26,6 @@ export interface NameDefaults {
   schema?: string;
 }
 
-const INVALID_NAME = "INVALID_SCHEMA_OR_RELATION_NAME";
-const INVALID_NAME_STATE = "42602";
-const NAME_RULES =
-  `Names must be 1 to ${MAX_NAME_LENGTH} characters long and cannot contain '.', '/', '\\' ` +
-  "or control characters.";
-
 // \p{Cc} covers C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F).
 const CONTROL_CHAR = /\p{Cc}/u;
 // Spark's lexer accepts letters, digits and underscores in an unquoted identifier; anything
@@ -47,11 +41,12 @@ function describeChar(ch: string): string {
 }
 
 function invalidName(kind: NameKind, shown: string, problem: string): SiltError {
-  return badRequest(
-    INVALID_NAME,
-    `${shown} is not a valid ${kind} name: ${problem}. ${NAME_RULES}`,
-    INVALID_NAME_STATE,
-  );
+  return siltError("INVALID_SCHEMA_OR_RELATION_NAME:INVALID_NAME", {
+    shown,
+    kind,
+    problem,
+    maxLength: MAX_NAME_LENGTH,
+  });
 }
 
 /**
@@ -92,13 +87,7 @@ export function splitNameParts(text: string): string[] {
   const parts: string[] = [];
   let i = 0;
   const syntaxError = (detail: string) =>
-    badRequest(
-      "INVALID_ATTRIBUTE_NAME_SYNTAX",
-      `Syntax error in the name ${JSON.stringify(text)}: ${detail}. Check that back-quotes appear ` +
-        "in pairs, a quoted string is a complete name part, and use a back-quote only inside " +
-        "quoted name parts (written as ``).",
-      "42601",
-    );
+    siltError("INVALID_ATTRIBUTE_NAME_SYNTAX", { text: JSON.stringify(text), detail });
   const skipSpaces = () => {
     while (i < text.length && (text[i] === " " || text[i] === "\t")) i++;
   };
@@ -116,13 +105,10 @@ export function splitNameParts(text: string): string[] {
       part = text.slice(start, i).trimEnd();
       if (text[i] === "`") throw syntaxError("a back-quote appears inside an unquoted part");
       if (part.length > 0 && !UNQUOTED_IDENTIFIER.test(part)) {
-        throw badRequest(
-          "INVALID_IDENTIFIER",
-          `The unquoted identifier ${part} is invalid and must be back quoted as: ` +
-            `${quoteIdent(part)}.\nUnquoted identifiers can only contain ASCII letters ` +
-            "('a' - 'z', 'A' - 'Z'), digits ('0' - '9'), and underbar ('_').",
-          "42602",
-        );
+        throw siltError("INVALID_IDENTIFIER:UNQUOTED_IDENTIFIER_INVALID", {
+          part,
+          part2: quoteIdent(part),
+        });
       }
     }
     parts.push(part);
@@ -147,12 +133,7 @@ export function qualifyNameParts(
   defaults: NameDefaults = {},
 ): QualifiedName {
   if (parts.length > 3) {
-    throw badRequest(
-      "IDENTIFIER_TOO_MANY_NAME_PARTS",
-      `${formatQualifiedName(...parts)} is not a valid identifier as it has more than 3 name ` +
-        "parts. Use catalog.schema.table.",
-      "42601",
-    );
+    throw siltError("IDENTIFIER_TOO_MANY_NAME_PARTS", { name: formatQualifiedName(...parts) });
   }
   const table = normalizeName(parts[parts.length - 1], "table");
   let schema: string;
@@ -162,26 +143,18 @@ export function qualifyNameParts(
   } else if (defaults.schema !== undefined) {
     schema = normalizeName(defaults.schema, "schema");
   } else {
-    throw badRequest(
-      INVALID_NAME,
-      `The table name ${quoteIdent(table)} has no schema and no default schema is set. ` +
-        `Write it as <schema>.${quoteIdent(table)} or <catalog>.<schema>.${quoteIdent(table)}, ` +
-        "or set a default schema.",
-      INVALID_NAME_STATE,
-    );
+    throw siltError("INVALID_SCHEMA_OR_RELATION_NAME:NO_DEFAULT_SCHEMA", {
+      table: quoteIdent(table),
+    });
   }
   if (parts.length === 3) {
     catalog = normalizeName(parts[0], "catalog");
   } else if (defaults.catalog !== undefined) {
     catalog = normalizeName(defaults.catalog, "catalog");
   } else {
-    throw badRequest(
-      INVALID_NAME,
-      `The table name ${formatQualifiedName(schema, table)} has no catalog and no default ` +
-        `catalog is set. Write it as <catalog>.${formatQualifiedName(schema, table)}, or set a ` +
-        "default catalog.",
-      INVALID_NAME_STATE,
-    );
+    throw siltError("INVALID_SCHEMA_OR_RELATION_NAME:NO_DEFAULT_CATALOG", {
+      schemaTable: formatQualifiedName(schema, table),
+    });
   }
   return { catalog, schema, table };
 }
