@@ -65,6 +65,12 @@ export const ERROR_CLASSES = {
     message:
       "Text '{text}' could not be parsed at index {index}. Use `try_to_timestamp` to tolerate invalid input string and return NULL instead.",
   },
+  CANNOT_RENAME_ACROSS_SCHEMA: {
+    status: 400,
+    sqlstate: "0AKNC",
+    message:
+      "Renaming a table across schemas is not allowed: {from} cannot become {to}. Give the new name alone, or qualify it with the table's own catalog and schema.",
+  },
   CANNOT_RESOLVE_STAR_EXPAND: {
     status: 400,
     sqlstate: "42704",

@@ -33,7 +33,7 @@ import {
   serializeSchema,
   sparkTypeName,
 } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { ColumnChange, Name, NewColumn } from "../expr/ast.ts";
 import { quotePath } from "../values/identifiers.ts";
 import { commitMetadataChange } from "./alter-table.ts";
@@ -74,11 +74,11 @@ export async function alterTableColumns(
       altered = addColumns(t.schema, change.columns);
       break;
     case "renameColumn":
-      if (!mapped) throw needsColumnMapping("DELTA_UNSUPPORTED_RENAME_COLUMN", "Column rename");
+      if (!mapped) throw siltError("DELTA_UNSUPPORTED_RENAME_COLUMN");
       altered = renameColumn(t.schema, snapshot.metadata.partitionColumns, change);
       break;
     case "dropColumns":
-      if (!mapped) throw needsColumnMapping("DELTA_UNSUPPORTED_DROP_COLUMN", "DROP COLUMN");
+      if (!mapped) throw siltError("DELTA_UNSUPPORTED_DROP_COLUMN");
       altered = dropColumns(t.schema, snapshot.metadata.partitionColumns, change);
       break;
     case "alterColumn":
@@ -128,21 +128,15 @@ export async function alterTableColumns(
 
 function addColumns(schema: StructType, columns: NewColumn[]): Altered {
   if (columns.some((c) => !c.nullable || hasNotNullField(c.type))) {
-    throw badRequest(
-      "DELTA_OPERATION_NOT_ALLOWED",
-      "Operation not allowed: `NOT NULL in ALTER TABLE ADD COLUMNS` is not supported for Delta tables",
-      "0AKDC",
-    );
+    throw siltError("DELTA_OPERATION_NOT_ALLOWED");
   }
   const seen = new Set<string>();
   for (const c of columns) {
     const key = JSON.stringify([...c.parent, c.name].map((p) => p.toLowerCase()));
     if (seen.has(key)) {
-      throw badRequest(
-        "COLUMN_ALREADY_EXISTS",
-        `The column ${quotePath([...c.parent, c.name])} already exists. Choose another name or rename the existing column.`,
-        "42711",
-      );
+      throw siltError("COLUMN_ALREADY_EXISTS:ALREADY_EXISTS_CHOOSE", {
+        path: quotePath([...c.parent, c.name]),
+      });
     }
     seen.add(key);
   }
@@ -234,11 +228,7 @@ function dropColumns(
       const field = s.fields.find((f) => f.name === names[names.length - 1]);
       if (field === undefined) return s;
       if (s.fields.length === 1) {
-        throw badRequest(
-          "DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA",
-          `Cannot drop column from a schema with a single column. Schema:\n${treeString(s)}`,
-          "0AKDC",
-        );
+        throw siltError("DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA", { s: treeString(s) });
       }
       return { type: "struct", fields: s.fields.filter((f) => f !== field) };
     });
@@ -247,11 +237,9 @@ function dropColumns(
     dropped.some((names) => names.length === 1 && names[0] === p),
   );
   if (partitions.length > 0) {
-    throw badRequest(
-      "DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN",
-      `Dropping partition columns (${partitions.join(",")}) is not allowed.`,
-      "42000",
-    );
+    throw siltError("DELTA_UNSUPPORTED_DROP_PARTITION_COLUMN", {
+      partitions: partitions.join(","),
+    });
   }
   return {
     schema: out,
@@ -299,11 +287,10 @@ function findColumn(
 function resolveColumn(schema: StructType, path: Name): { names: string[]; field: StructField } {
   const found = findColumn(schema, path);
   if (found !== undefined) return found;
-  throw badRequest(
-    "UNRESOLVED_COLUMN.WITH_SUGGESTION",
-    `A column, variable, or function parameter with name ${quotePath(path)} cannot be resolved. Did you mean one of the following? [${schema.fields.map((f) => quotePath([f.name])).join(", ")}].`,
-    "42703",
-  );
+  throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION", {
+    key: quotePath(path),
+    suggestions: schema.fields.map((f) => quotePath([f.name])).join(", "),
+  });
 }
 
 /** The struct a new column goes into, as resolved names (empty for the top level). */
@@ -311,10 +298,10 @@ function resolveParentStruct(schema: StructType, c: NewColumn): string[] {
   if (c.parent.length === 0) return [];
   const { names, field } = resolveColumn(schema, c.parent);
   if (!isStruct(field.type)) {
-    throw badRequest(
-      "DELTA_ADD_COLUMN_PARENT_NOT_STRUCT",
-      `Cannot add ${quotePath([...names, c.name])} because its parent is not a StructType. Found ${sparkTypeName(field.type)}.`,
-    );
+    throw siltError("DELTA_ADD_COLUMN_PARENT_NOT_STRUCT", {
+      column: quotePath([...names, c.name]),
+      type: sparkTypeName(field.type),
+    });
   }
   return names;
 }
@@ -389,29 +376,13 @@ function treeString(s: StructType): string {
   return ["root", ...lines, ""].join("\n");
 }
 
-function needsColumnMapping(errorClass: string, what: string) {
-  return badRequest(
-    errorClass,
-    `${what} is not supported for your Delta table. It needs column mapping ` +
-      "('delta.columnMapping.mode' = 'name'), which Silt turns on when a table is created unless " +
-      "TBLPROPERTIES turn it off; it cannot be enabled later, so recreate the table with column " +
-      "mapping (CREATE OR REPLACE TABLE … AS SELECT) to rename or drop columns.",
-    "0AKDC",
-  );
-}
-
 function fieldsAlreadyExist(op: string, path: string[], s: StructType) {
-  return badRequest(
-    "FIELDS_ALREADY_EXISTS",
-    `Cannot ${op} column, because ${quotePath(path)} already exists in ${sparkTypeName(s)}.`,
-    "42710",
-  );
+  return siltError("FIELDS_ALREADY_EXISTS", { op, path: quotePath(path), s: sparkTypeName(s) });
 }
 
 function fieldNotFound(name: string, s: StructType) {
-  return badRequest(
-    "FIELD_NOT_FOUND",
-    `No such struct field ${quotePath([name])} in ${s.fields.map((f) => quotePath([f.name])).join(", ")}.`,
-    "42704",
-  );
+  return siltError("FIELD_NOT_FOUND", {
+    name: quotePath([name]),
+    fields: s.fields.map((f) => quotePath([f.name])).join(", "),
+  });
 }

@@ -32,7 +32,7 @@ import {
 } from "../delta/schema.ts";
 import { newTableProfile } from "../delta/table-profile.ts";
 import { parseSparkTypeName } from "../delta/type-name-parser.ts";
-import { badRequest, SiltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import { commitNewTable } from "./commit.ts";
 import { displayName, resolveName, type TableRef } from "./open-table.ts";
 import { writeDataFiles } from "./write-files.ts";
@@ -157,36 +157,21 @@ export async function createTable(
 /** Managed tables are Delta tables (seed 000): Unity Catalog refuses any other format. */
 export function assertDeltaFormat(tableName: string, using: string | undefined): void {
   if (using === undefined || using.toLowerCase() !== "delta") {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Unity Catalog does not support non-Delta managed table. Add USING DELTA to create ${tableName}.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:UNITY_CATALOG_SUPPORT_NON", { tableName });
   }
 }
 
 /** Columns -> Delta schema, rejecting empty, duplicate and unsupported definitions. */
 export function buildSchema(columns: ColumnSpec[]): StructType {
   if (!Array.isArray(columns) || columns.length === 0) {
-    throw badRequest(
-      "DELTA_EMPTY_SCHEMA",
-      "A table needs at least one column. List its columns, e.g. (id INT, name STRING).",
-      "42000",
-    );
+    throw siltError("DELTA_EMPTY_SCHEMA");
   }
   const fields: StructField[] = columns.map((c, i) => {
     if (typeof c?.name !== "string" || c.name.trim() === "") {
-      throw badRequest(
-        "INVALID_COLUMN_NAME",
-        `Column ${i + 1} has no name. Give every column a non-empty name.`,
-        "42000",
-      );
+      throw siltError("INVALID_COLUMN_NAME:GIVE_EVERY_NON", { ordinal: i + 1 });
     }
     if (/\p{Cc}/u.test(c.name)) {
-      throw badRequest(
-        "INVALID_COLUMN_NAME",
-        `Column name '${c.name}' contains a control character.`,
-        "42000",
-      );
+      throw siltError("INVALID_COLUMN_NAME:CONTAINS_CONTROL_CHARACTER", { name: c.name });
     }
     const type = typeof c.type === "string" ? parseSparkTypeName(c.type) : c.type;
     const metadata: Record<string, unknown> = {};
@@ -205,34 +190,24 @@ export function resolvePartitionColumns(schema: StructType, requested: string[])
   for (const name of requested) {
     const field = schema.fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
     if (field === undefined) {
-      throw badRequest(
-        "DELTA_PARTITION_COLUMN_NOT_FOUND",
-        `Partition column \`${name}\` not found in schema [${schema.fields.map((f) => f.name).join(", ")}].`,
-        "42703",
-      );
+      throw siltError("DELTA_PARTITION_COLUMN_NOT_FOUND", {
+        name,
+        fields: schema.fields.map((f) => f.name).join(", "),
+      });
     }
     if (out.includes(field.name)) {
-      throw badRequest(
-        "COLUMN_ALREADY_EXISTS",
-        `The column \`${field.name}\` is listed twice in PARTITIONED BY.`,
-        "42711",
-      );
+      throw siltError("COLUMN_ALREADY_EXISTS:LISTED_TWICE_PARTITIONED", { name: field.name });
     }
     if (isStruct(field.type) || isArray(field.type) || isMap(field.type)) {
-      throw badRequest(
-        "DELTA_INVALID_PARTITION_COLUMN_TYPE",
-        `Using column \`${field.name}\` of type ${typeof field.type === "object" ? field.type.type.toUpperCase() : field.type} as a partition column is not supported.`,
-        "42996",
-      );
+      throw siltError("DELTA_INVALID_PARTITION_COLUMN_TYPE", {
+        name: field.name,
+        type: typeof field.type === "object" ? field.type.type.toUpperCase() : field.type,
+      });
     }
     out.push(field.name);
   }
   if (out.length > 0 && out.length === schema.fields.length) {
-    throw badRequest(
-      "DELTA_CANNOT_USE_ALL_COLUMNS_FOR_PARTITION",
-      "Cannot use all columns for partition columns",
-      "428FT",
-    );
+    throw siltError("DELTA_CANNOT_USE_ALL_COLUMNS_FOR_PARTITION");
   }
   return out;
 }

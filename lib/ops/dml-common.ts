@@ -18,7 +18,7 @@ import { parsePartitionValue } from "../data/partition-values.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
 import type { StructField } from "../delta/schema.ts";
-import { badRequest, SiltError } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import {
   analyzePredicate,
   containsAggregate,
@@ -59,13 +59,7 @@ export async function openDmlTarget(
   if (t.snapshot.metadata.configuration["delta.enableDeletionVectors"] !== "true") {
     // Silt changes rows only through deletion vectors, and a writer may add them only while the
     // property is on; Silt's catalog never lets a table turn it off.
-    throw new SiltError(
-      "DELTA_UNSUPPORTED_DML_WITHOUT_DELETION_VECTORS",
-      `Table ${tableName} has 'delta.enableDeletionVectors' turned off; Silt writes row-level ` +
-        "changes as deletion vectors only. Set the property to true and retry.",
-      400,
-      "0AKDC",
-    );
+    throw siltError("DELTA_UNSUPPORTED_DML_WITHOUT_DELETION_VECTORS", { tableName });
   }
   const qualifier = opts.alias ? [opts.alias] : [t.name.catalog, t.name.schema, t.name.table];
   return {
@@ -81,13 +75,7 @@ export async function openDmlTarget(
 /** Delta refuses to remove or rewrite rows of an append-only table (`delta.appendOnly`). */
 export function assertNotAppendOnly(target: DmlTarget): void {
   if (target.t.snapshot.metadata.configuration["delta.appendOnly"] === "true") {
-    throw new SiltError(
-      "DELTA_CANNOT_MODIFY_APPEND_ONLY",
-      "This table is configured to only allow appends. If you would like to permit updates or " +
-        `deletes, use 'ALTER TABLE ${target.tableName} SET TBLPROPERTIES (delta.appendOnly=false)'.`,
-      400,
-      "42809",
-    );
+    throw siltError("DELTA_CANNOT_MODIFY_APPEND_ONLY", { tableName: target.tableName });
   }
 }
 
@@ -95,11 +83,7 @@ export function assertNotAppendOnly(target: DmlTarget): void {
 export function analyzeCondition(expr: Expr, scope: Scope, operation: string): Typed {
   const t = analyzePredicate(expr, scope);
   if (containsAggregate(t)) {
-    throw badRequest(
-      "DELTA_AGGREGATION_NOT_SUPPORTED",
-      `Aggregate functions are not supported in the ${operation} (condition = ${prettySql(t)}).`,
-      "42903",
-    );
+    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:CONDITION", { operation, t: prettySql(t) });
   }
   return t;
 }

@@ -41,7 +41,7 @@ import { columnMappingMode, toPhysicalSchema } from "../delta/column-mapping.ts"
 import { materializedColumns } from "../delta/row-tracking.ts";
 import { parseSchema } from "../delta/schema.ts";
 import { checkManagedTable } from "../delta/table-profile.ts";
-import { badRequest, conflict, SiltError } from "../errors.ts";
+import { type SiltError, siltError } from "../errors.ts";
 import { readSnapshot } from "./open-table.ts";
 import { fileKey } from "./read-files.ts";
 
@@ -74,11 +74,11 @@ export async function acceptExternalCommit(
   const { tableId } = entry;
   const nameMatch = STAGED_NAME.exec(commit.fileName);
   if (nameMatch === null || Number(nameMatch[1]) !== commit.version) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Commit file name '${commit.fileName}' must be <version as 20 digits>.<uuid>.json for ` +
-        `version ${commit.version}, as written under ${STAGED_DIR}.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_FILE_NAME", {
+      fileName: commit.fileName,
+      version: commit.version,
+      STAGED_DIR,
+    });
   }
   const tail = await ctx.arbiter.tail(tableId);
 
@@ -93,17 +93,18 @@ export async function acceptExternalCommit(
     ?.commitInfo;
   const ict = commitInfo?.inCommitTimestamp;
   if (typeof ict !== "number") {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Commit ${commit.fileName} has no commitInfo with an inCommitTimestamp; the table requires in-commit timestamps.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_COMMITINFO_INCOMMITTIMESTAMP", {
+      fileName: commit.fileName,
+    });
   }
   const previousIct = tail.latest?.inCommitTimestamp ?? Number.NEGATIVE_INFINITY;
   if (ict <= previousIct) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Commit ${commit.fileName} has inCommitTimestamp ${ict}, not above ${previousIct} of version ${commit.version - 1}; in-commit timestamps must increase.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_INCOMMITTIMESTAMP_ABOVE", {
+      fileName: commit.fileName,
+      ict,
+      previousIct,
+      previousVersion: commit.version - 1,
+    });
   }
   await checkCommitContent(ctx, entry, tableName, actions);
 
@@ -113,12 +114,7 @@ export async function acceptExternalCommit(
     await publishRows(ctx.store, ctx.arbiter, entry.location, unpublished).catch(() => []);
     unpublished = await ctx.arbiter.unpublished(tableId);
     if (unpublished.length >= MAX_UNPUBLISHED_COMMITS) {
-      throw new SiltError(
-        "RESOURCE_EXHAUSTED",
-        `Table ${tableName} has ${unpublished.length} commits that are not yet published to ` +
-          "_delta_log/; retry once they are.",
-        429,
-      );
+      throw siltError("RESOURCE_EXHAUSTED", { tableName, unpublishedCount: unpublished.length });
     }
   }
 
@@ -170,11 +166,12 @@ async function decidedOutcome(
 ): Promise<CommitOutcome | undefined> {
   const last = latest?.version ?? -1;
   if (commit.version > last + 1) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Commit version ${commit.version} of table ${entry.tableId} skips versions: the latest ` +
-        `accepted version is ${last}, so the next commit must be version ${last + 1}.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_VERSION_TABLE", {
+      version: commit.version,
+      tableId: entry.tableId,
+      last,
+      nextVersion: last + 1,
+    });
   }
   if (commit.version === last + 1) return undefined;
   const row =
@@ -188,12 +185,11 @@ async function decidedOutcome(
 }
 
 const conflictAt = (commit: ExternalCommit, row: RatifiedRow | undefined): SiltError =>
-  conflict(
-    "COMMIT_VERSION_CONFLICT",
-    `Commit version already accepted. Version ${commit.version} was accepted with commit file ` +
-      `${row === undefined ? "another file" : baseName(row.stagedKey)}, but the request carried ` +
-      `${commit.fileName}. Reload the table and commit at the next version.`,
-  );
+  siltError("COMMIT_VERSION_CONFLICT", {
+    version: commit.version,
+    winner: row === undefined ? "another file" : baseName(row.stagedKey),
+    fileName: commit.fileName,
+  });
 
 const baseName = (key: string): string => key.slice(key.lastIndexOf("/") + 1);
 
@@ -204,25 +200,25 @@ async function readStagedCommit(
 ): Promise<Action[]> {
   const info = await ctx.store.head(stagedKey);
   if (info === undefined) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Commit file ${STAGED_DIR}${commit.fileName} does not exist at the table's location. ` +
-        "Write the staged commit before committing it.",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_FILE_EXIST", {
+      STAGED_DIR,
+      fileName: commit.fileName,
+    });
   }
   if (info.size !== commit.fileSize) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Commit file ${commit.fileName} is ${info.size} bytes, but the request says ${commit.fileSize}.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_FILE_BYTES", {
+      fileName: commit.fileName,
+      infoSize: info.size,
+      fileSize: commit.fileSize,
+    });
   }
   try {
     return parseActions(new TextDecoder().decode(await ctx.store.get(stagedKey)));
   } catch (err) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Commit file ${commit.fileName} is not valid JSON lines: ${(err as Error).message}`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_FILE_VALID", {
+      fileName: commit.fileName,
+      message: (err as Error).message,
+    });
   }
 }
 
@@ -273,20 +269,18 @@ async function checkPhysicalNames(
     size: add.size,
     read: (start, end) => ctx.store.getRange(key, start, end),
   }).catch((err: unknown) => {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Data file ${add.path} of the commit cannot be read as Parquet: ${(err as Error).message}`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:DATA_FILE_COMMIT", {
+      path: add.path,
+      message: (err as Error).message,
+    });
   });
   const unknown = footer.schema.map((n) => n.name).filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    throw badRequest(
-      "DELTA_COLUMN_MAPPING_PHYSICAL_NAMES_MISSING",
-      `Table ${tableName} uses column mapping, so its data files must name columns by their ` +
-        `physical names, but ${add.path} has column(s) ${unknown.join(", ")}. The engine that ` +
-        "wrote it does not support column mapping; write with one that does, or use a table " +
-        "created with 'delta.columnMapping.mode' = 'none'.",
-    );
+    throw siltError("DELTA_COLUMN_MAPPING_PHYSICAL_NAMES_MISSING", {
+      tableName,
+      path: add.path,
+      unknown: unknown.join(", "),
+    });
   }
 }
 

@@ -30,7 +30,7 @@ import {
   parseActions,
 } from "../delta/actions.ts";
 import { checkManagedTable } from "../delta/table-profile.ts";
-import { badRequest, internal, notFound, SiltError } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { ObjectNotFoundError } from "../storage/object-store.ts";
 import { deletePrefix } from "./drop-table.ts";
 import { displayName } from "./open-table.ts";
@@ -84,10 +84,7 @@ export async function finalizeTable(ctx: SiltContext, req: FinalizeRequest): Pro
     // answer. Anything else means the table id was reused, which ids never are.
     const [row] = await ctx.arbiter.range(entry.tableId, 0, 0);
     if (row?.stagedKey !== logKey) {
-      throw internal(
-        "SILT_VERSION_ZERO_TAKEN",
-        `Version 0 of table ${tableName} was already ratified from ${row?.stagedKey}.`,
-      );
+      throw siltError("SILT_VERSION_ZERO_TAKEN", { tableName, stagedKey: row?.stagedKey });
     }
   }
 
@@ -113,23 +110,21 @@ async function stagingEntryAt(ctx: SiltContext, req: FinalizeRequest): Promise<T
     entry.schema === req.name.schema.toLowerCase() &&
     entry.name === req.name.table.toLowerCase();
   if (entry === undefined || !sameName || (entry.state === "CREATING" && !entry.staging)) {
-    throw notFound(
-      "TABLE_NOT_FOUND",
-      `No staging table of ${displayName(req.name)} has location ${req.location}. Stage the table ` +
-        "first (POST /staging-tables) and create it at the location that answer gave.",
-    );
+    throw siltError("TABLE_NOT_FOUND:STAGING_LOCATION_STAGE", {
+      name: displayName(req.name),
+      location: req.location,
+    });
   }
   if (entry.state === "DROPPING") {
-    throw notFound("TABLE_NOT_FOUND", `Table ${displayName(req.name)} is being dropped.`);
+    throw siltError("TABLE_NOT_FOUND:BEING_DROPPED", { name: displayName(req.name) });
   }
   // Staging checked CREATE TABLE; only the caller that staged the table may create it.
   if (ctx.enforcePrivileges === true && entry.owner !== ctx.principal) {
-    throw new SiltError(
-      "INSUFFICIENT_PERMISSIONS",
-      `Insufficient privileges: User ${ctx.principal} did not stage table ${displayName(req.name)}; ${entry.owner} did.`,
-      403,
-      "42501",
-    );
+    throw siltError("INSUFFICIENT_PERMISSIONS:DID_STAGE_TABLE_DID", {
+      principal: ctx.principal,
+      name: displayName(req.name),
+      owner: entry.owner,
+    });
   }
   return entry;
 }
@@ -141,17 +136,17 @@ async function readVersionZero(ctx: SiltContext, entry: TableEntry, tableName: s
     actions = parseActions(new TextDecoder().decode(await ctx.store.get(key)));
   } catch (err) {
     if (err instanceof ObjectNotFoundError) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `Cannot create table ${tableName}: its first commit ${LOG_DIR}${commitFileName(0)} is not ` +
-          "at the table's location. Write version 0 before creating the table.",
-      );
+      throw siltError("INVALID_PARAMETER_VALUE:CREATE_TABLE_FIRST", {
+        tableName,
+        LOG_DIR,
+        firstCommit: commitFileName(0),
+      });
     }
     if (err instanceof SyntaxError) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `Cannot create table ${tableName}: its first commit is not valid JSON lines (${err.message}).`,
-      );
+      throw siltError("INVALID_PARAMETER_VALUE:CREATE_TABLE_FIRST_COMMIT", {
+        tableName,
+        message: err.message,
+      });
     }
     throw err;
   }
@@ -161,17 +156,10 @@ async function readVersionZero(ctx: SiltContext, entry: TableEntry, tableName: s
   const metadata = find("metaData") as Metadata | undefined;
   const commitInfo = find("commitInfo") as CommitInfo | undefined;
   if (protocol === undefined || metadata === undefined) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Cannot create table ${tableName}: its first commit must hold a protocol and a metaData action.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:CREATE_TABLE_FIRST_COMMIT_HOLD", { tableName });
   }
   if (typeof commitInfo?.inCommitTimestamp !== "number") {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Cannot create table ${tableName}: its first commit has no in-commit timestamp, which the ` +
-        "catalog requires (inCommitTimestamp).",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:CREATE_TABLE_FIRST_COMMIT_COMMIT", { tableName });
   }
   return {
     protocol,

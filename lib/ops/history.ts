@@ -8,7 +8,7 @@ import { authorizeTable } from "../auth/authorize.ts";
 import { catalogView } from "../commit/publisher.ts";
 import type { SiltContext } from "../context.ts";
 import { readCommitInfos } from "../delta/snapshot.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { resolveName, type TableRef } from "./open-table.ts";
 import { isoMicros, type ResultSet } from "./result-set.ts";
 
@@ -33,11 +33,7 @@ export async function describeHistory(
   opts: { limit?: number; defaults?: { catalog?: string; schema?: string } } = {},
 ): Promise<ResultSet> {
   if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 1)) {
-    throw badRequest(
-      "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
-      "The history limit must be a positive integer.",
-      "42K0E",
-    );
+    throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE:HISTORY_LIMIT_POSITIVE");
   }
   const qn = resolveName(name, opts.defaults);
   const entry = await authorizeTable(ctx, qn, "read");

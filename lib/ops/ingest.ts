@@ -31,7 +31,7 @@ import type { SiltContext } from "../context.ts";
 import { concatTables } from "../data/kernels.ts";
 import type { Action } from "../delta/actions.ts";
 import type { Snapshot } from "../delta/snapshot.ts";
-import { badRequest, conflict, SiltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import type { MergeClause } from "../expr/ast.ts";
 import { parseExpression } from "../expr/parse.ts";
 import { quoteIdent } from "../values/identifiers.ts";
@@ -213,12 +213,7 @@ async function readObject(ctx: SiltContext, t: OpenTable, key: string): Promise<
     return await conformObject(ctx, t, key);
   } catch (err) {
     if (!(err instanceof SiltError) || err.message.includes(key)) throw err;
-    throw new SiltError(
-      err.errorClass,
-      `Object ${key} does not fit ${displayName(t.name)}: ${err.message}`,
-      err.status,
-      err.sqlstate,
-    );
+    throw err.withMessage(`Object ${key} does not fit ${displayName(t.name)}: ${err.message}`);
   }
 }
 
@@ -230,12 +225,12 @@ async function conformObject(ctx: SiltContext, t: OpenTable, key: string): Promi
   });
   for (const f of source.fields) {
     if (!t.schema.fields.some((s) => s.name.toLowerCase() === f.name.toLowerCase())) {
-      throw badRequest(
-        "DELTA_SCHEMA_MISMATCH",
-        `Object ${key} does not match the schema of ${displayName(t.name)}: column \`${f.name}\` ` +
-          `is not in the table (columns: ${t.schema.fields.map((s) => `\`${s.name}\``).join(", ")}).`,
-        "42KDG",
-      );
+      throw siltError("DELTA_SCHEMA_MISMATCH", {
+        key,
+        name: displayName(t.name),
+        name2: f.name,
+        fields: t.schema.fields.map((s) => `\`${s.name}\``).join(", "),
+      });
     }
   }
   return toTableRows({ arrow: source.table }, t.schema, displayName(t.name));
@@ -248,11 +243,7 @@ function sourceSpec(key: string): SourceSpec {
   if (lower.endsWith(".json") || lower.endsWith(".ndjson") || lower.endsWith(".jsonl")) {
     return { json: key };
   }
-  throw badRequest(
-    "UNSUPPORTED_INGEST_FORMAT",
-    `Object ${key} has no supported extension: ingestion reads .parquet, .csv (with a header) ` +
-      "and .json/.ndjson/.jsonl (one JSON object per line).",
-  );
+  throw siltError("UNSUPPORTED_INGEST_FORMAT", { key });
 }
 
 function mergeKeysOf(t: OpenTable): string[] | undefined {
@@ -283,10 +274,7 @@ async function mergeCommit(
 ): Promise<number> {
   for (const k of keys) {
     if (!t.schema.fields.some((f) => f.name.toLowerCase() === k.toLowerCase())) {
-      throw badRequest(
-        "DELTA_INVALID_INGEST_MERGE_KEYS",
-        `Table property ${INGEST_MERGE_KEYS_PROPERTY} names \`${k}\`, which is not a column.`,
-      );
+      throw siltError("DELTA_INVALID_INGEST_MERGE_KEYS", { k });
     }
   }
   const on = parseExpression(
@@ -310,11 +298,9 @@ async function mergeCommit(
       // Step 4: merge reopened the table; an object committed since our check is done already.
       const done = objectKeys.filter((k) => snapshot.txns.has(ingestAppId(k)));
       if (done.length > 0) {
-        throw conflict(
-          "DELTA_CONCURRENT_TRANSACTION",
-          `Objects ${done.join(", ")} were ingested by a concurrent commit.`,
-          CONCURRENCY_SQLSTATE,
-        );
+        throw siltError("DELTA_CONCURRENT_TRANSACTION:OBJECTS_WERE_INGESTED", {
+          done: done.join(", "),
+        });
       }
     },
   });

@@ -9,14 +9,14 @@ import { conformData } from "../data/cast.ts";
 import { rowsToArrow, valuesToArrow } from "../data/json-to-arrow.ts";
 import { combineChunks } from "../data/kernels.ts";
 import { type StructType, toArrowType } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 
 export type InputRows = { rows: unknown[] } | { arrow: arrow.Table };
 
 export function toTableRows(input: InputRows, schema: StructType, tableName: string): arrow.Table {
   if ("rows" in input) {
     if (!Array.isArray(input.rows)) {
-      throw badRequest("INVALID_REQUEST", "Field 'rows' must be an array of rows.");
+      throw siltError("INVALID_REQUEST:FIELD_ROWS_ARRAY");
     }
     return rowsToArrow(input.rows, schema, { tableName });
   }
@@ -28,11 +28,10 @@ function conformArrow(source: arrow.Table, schema: StructType): arrow.Table {
   const byName = new Map(table.schema.fields.map((f, i) => [f.name.toLowerCase(), i]));
   for (const f of table.schema.fields) {
     if (!schema.fields.some((s) => s.name.toLowerCase() === f.name.toLowerCase())) {
-      throw badRequest(
-        "UNRESOLVED_COLUMN.WITH_SUGGESTION",
-        `A column, variable, or function parameter with name \`${f.name}\` cannot be resolved. Did you mean one of the following? [${schema.fields.map((s) => `\`${s.name}\``).join(", ")}].`,
-        "42703",
-      );
+      throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION_PARAMETER", {
+        name: f.name,
+        fields: schema.fields.map((s) => `\`${s.name}\``).join(", "),
+      });
     }
   }
   const n = table.numRows;
@@ -64,8 +63,4 @@ function conformArrow(source: arrow.Table, schema: StructType): arrow.Table {
 }
 
 const notNull = (column: string) =>
-  badRequest(
-    "DELTA_NOT_NULL_CONSTRAINT_VIOLATED",
-    `NOT NULL constraint violated for column: ${column}.`,
-    "23502",
-  );
+  siltError("DELTA_NOT_NULL_CONSTRAINT_VIOLATED", { path: column });

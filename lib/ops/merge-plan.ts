@@ -33,7 +33,7 @@ import {
   type StructType,
   serializeSchema,
 } from "../delta/schema.ts";
-import { badRequest, SiltError } from "../errors.ts";
+import { type ErrorCondition, SiltError, siltError } from "../errors.ts";
 import {
   analyze,
   analyzePredicate,
@@ -234,29 +234,22 @@ function actionName(c: MergeClause): "update" | "delete" | "insert" {
   }
 }
 
+/** The error of a clause without a condition that is not the last of its kind. */
+export const NON_LAST_CLAUSE_OMITS_CONDITION = {
+  matched: "NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION",
+  notMatched: "NON_LAST_NOT_MATCHED_BY_TARGET_CLAUSE_OMIT_CONDITION",
+  notMatchedBySource: "NON_LAST_NOT_MATCHED_BY_SOURCE_CLAUSE_OMIT_CONDITION",
+} as const satisfies Record<MergeClause["kind"], ErrorCondition>;
+
 /** Spark's rule: within each kind of clause, only the last may omit its condition. */
 export function checkClauseOrder(clauses: readonly MergeClause[]): void {
   if (clauses.length === 0) {
-    throw badRequest(
-      "MERGE_WITHOUT_WHEN",
-      "There must be at least one WHEN clause in a MERGE statement.",
-      "42601",
-    );
+    throw siltError("MERGE_WITHOUT_WHEN");
   }
   for (const kind of ["matched", "notMatched", "notMatchedBySource"] as const) {
     const mine = clauses.filter((c) => c.kind === kind);
     if (mine.slice(0, -1).some((c) => c.condition === undefined)) {
-      const [errorClass, what] =
-        kind === "matched"
-          ? ["NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION", "MATCHED"]
-          : kind === "notMatched"
-            ? ["NON_LAST_NOT_MATCHED_BY_TARGET_CLAUSE_OMIT_CONDITION", "NOT MATCHED [BY TARGET]"]
-            : ["NON_LAST_NOT_MATCHED_BY_SOURCE_CLAUSE_OMIT_CONDITION", "NOT MATCHED BY SOURCE"];
-      throw badRequest(
-        errorClass,
-        `When there are more than one ${what} clauses in a MERGE statement, only the last ${what} clause can omit the condition.`,
-        "42613",
-      );
+      throw siltError(NON_LAST_CLAUSE_OMITS_CONDITION[kind]);
     }
   }
 }
@@ -271,11 +264,11 @@ function unresolved(name: readonly string[], clause: string, scope: Scope): Silt
       r.columns.map((c) => [...(r.qualifier ?? []), c.name].map(quoteIfNeeded).join(".")),
     )
     .join(", ");
-  return badRequest(
-    "DELTA_MERGE_UNRESOLVED_EXPRESSION",
-    `Cannot resolve ${name.map(quoteIfNeeded).join(".")} in ${clause} given columns ${cols}.`,
-    "42601",
-  );
+  return siltError("DELTA_MERGE_UNRESOLVED_EXPRESSION", {
+    name: name.map(quoteIfNeeded).join("."),
+    clause,
+    cols,
+  });
 }
 
 /** Every column reference of `e` must resolve in `scope`, reported in Delta's words. */
@@ -317,11 +310,7 @@ function condition(e: Expr, scope: Scope, clause: string): Typed {
   checkReferences(e, scope, clause);
   const t = analyzePredicate(e, scope);
   if (containsAggregate(t)) {
-    throw badRequest(
-      "DELTA_AGGREGATION_NOT_SUPPORTED",
-      `Aggregate functions are not supported in the MERGE ${clause} (condition = ${prettySql(t)}).`,
-      "42903",
-    );
+    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:MERGE_CONDITION", { clause, t: prettySql(t) });
   }
   return t;
 }
@@ -330,11 +319,7 @@ function value(e: Expr, scope: Scope, clause: string): Typed {
   checkReferences(e, scope, clause);
   const t = analyze(e, scope);
   if (containsAggregate(t)) {
-    throw badRequest(
-      "DELTA_AGGREGATION_NOT_SUPPORTED",
-      `Aggregate functions are not supported in the MERGE ${clause} (${prettySql(t)}).`,
-      "42903",
-    );
+    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:MERGE", { clause, t: prettySql(t) });
   }
   return t;
 }
@@ -367,11 +352,10 @@ function resolveActions(c: MergeClause, rc: ResolveContext): Assignment[] | unde
       const targetNames = rc.targetRel.columns.map((col) => [col.name]);
       const columns = action.columns ?? targetNames;
       if (columns.length !== action.values.length) {
-        throw badRequest(
-          "DELTA_MERGE_INSERT_COLUMN_ARITY_MISMATCH",
-          `The INSERT clause of MERGE names ${columns.length} column(s) but gives ${action.values.length} value(s).`,
-          "42802",
-        );
+        throw siltError("DELTA_MERGE_INSERT_COLUMN_ARITY_MISMATCH", {
+          columnsCount: columns.length,
+          valuesCount: action.values.length,
+        });
       }
       return columns.map((col, i) =>
         assignment(col, value(action.values[i], rc.scope, rc.clause), rc, true),
@@ -532,11 +516,7 @@ function mergeStructs(
   for (const mf of migration) {
     if (target.some((tf) => tf.name.toLowerCase() === mf.name.toLowerCase())) continue;
     if ((mf.type as SqlType) === "null") {
-      throw badRequest(
-        "DELTA_MERGE_ADD_VOID_COLUMN",
-        `Cannot add column \`${mf.name}\` with type VOID. Please explicitly specify a non-void type.`,
-        "42K09",
-      );
+      throw siltError("DELTA_MERGE_ADD_VOID_COLUMN", { name: mf.name });
     }
     changed = true;
     fields.push({ name: mf.name, type: stripMetadata(mf.type), nullable: true, metadata: {} });

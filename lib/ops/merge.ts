@@ -43,7 +43,7 @@ import {
 } from "../delta/row-tracking.ts";
 import type { DataType, StructType } from "../delta/schema.ts";
 import type { Snapshot } from "../delta/snapshot.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { andOf, literalOf, referencedColumns, type Typed } from "../expr/analyze.ts";
 import type { Expr, MergeClause } from "../expr/ast.ts";
 import { type EvalContext, evaluatePredicate, evaluateTable } from "../expr/evaluate.ts";
@@ -679,15 +679,5 @@ function token(v: unknown): Token {
 const tableOfBatch = (batch: arrow.RecordBatch): arrow.Table => new arrow.Table(batch);
 
 function multipleMatches() {
-  return badRequest(
-    "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE",
-    "Cannot perform Merge as multiple source rows matched and attempted to modify the same\n" +
-      "target row in the Delta table in possibly conflicting ways. By SQL semantics of Merge,\n" +
-      "when multiple source rows match on the same target row, the result may be ambiguous\n" +
-      "as it is unclear which source row should be used to update or delete the matching\n" +
-      "target row. You can preprocess the source table to eliminate the possibility of\n" +
-      "multiple matches. Please refer to\n" +
-      "https://docs.delta.io/latest/delta-update.html#upsert-into-a-table-using-merge",
-    "21506",
-  );
+  return siltError("DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE");
 }

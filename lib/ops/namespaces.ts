@@ -21,7 +21,7 @@ import type {
   TableEntry,
 } from "../catalog/catalog-store.ts";
 import type { SiltContext } from "../context.ts";
-import { SiltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import { deletePrefix } from "./drop-table.ts";
 import { isoMicros, type ResultSet } from "./result-set.ts";
 
@@ -107,12 +107,7 @@ export async function describeSchema(
 }
 
 const invisible = (ctx: SiltContext, kind: string, name: string) =>
-  new SiltError(
-    "INSUFFICIENT_PERMISSIONS",
-    `Insufficient privileges: User ${ctx.principal} does not have any privilege on ${kind} '${name}'.`,
-    403,
-    "42501",
-  );
+  siltError("INSUFFICIENT_PERMISSIONS:ANY_PRIVILEGE", { principal: ctx.principal, kind, name });
 
 export async function listCatalogs(ctx: SiltContext): Promise<ResultSet> {
   const catalogs = await catalogsOf(ctx);

@@ -18,7 +18,7 @@ import type { SiltContext } from "../context.ts";
 import { type ColumnMappingMode, columnMappingMode } from "../delta/column-mapping.ts";
 import { parseSchema, type StructType } from "../delta/schema.ts";
 import { CorruptCommitError, loadSnapshot, type Snapshot } from "../delta/snapshot.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 
 export interface TimeTravel {
   version?: number;
@@ -71,11 +71,7 @@ export async function readSnapshot(
     );
   }
   if (travel.version !== undefined && travel.timestamp !== undefined) {
-    throw badRequest(
-      "INVALID_TIME_TRAVEL_SPEC",
-      "Cannot specify both version and timestamp when time travelling the table.",
-      "42K0E",
-    );
+    throw siltError("INVALID_TIME_TRAVEL_SPEC");
   }
   const options = {
     version: travel.version,

@@ -41,7 +41,7 @@ import {
   pickIdentities,
   type RowIdentities,
 } from "../delta/row-tracking.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { expressionSql, referencedColumns, scopeOf } from "../expr/analyze.ts";
 import type { Expr } from "../expr/ast.ts";
 import { evaluateScalar } from "../expr/evaluate.ts";
@@ -128,12 +128,10 @@ export async function optimizeTable(
     const lower = partitionColumns.map((c) => c.toLowerCase());
     const outside = cols.find((c) => !lower.includes(c.name.toLowerCase()));
     if (outside !== undefined) {
-      throw badRequest(
-        "DELTA_NON_PARTITION_COLUMN_REFERENCE",
-        `Predicate references non-partition column '${outside.name}'. Only the partition columns ` +
-          `may be referenced: [${partitionColumns.join(", ")}]`,
-        "42P10",
-      );
+      throw siltError("DELTA_NON_PARTITION_COLUMN_REFERENCE", {
+        name: outside.name,
+        partitionColumns: partitionColumns.join(", "),
+      });
     }
     const decide = partitionDecider(target, predicate, now);
     if (decide !== undefined) inScope = decide;
@@ -303,18 +301,10 @@ function zOrderColumn(
 ): string {
   const field = fields.find((f) => f.name.toLowerCase() === column.toLowerCase());
   if (partitionColumns.some((p) => p.toLowerCase() === column.toLowerCase())) {
-    throw badRequest(
-      "DELTA_ZORDERING_ON_PARTITION_COLUMN",
-      `${column} is a partition column. Z-Ordering can only be performed on data columns`,
-      "42P10",
-    );
+    throw siltError("DELTA_ZORDERING_ON_PARTITION_COLUMN", { column });
   }
   if (field === undefined) {
-    throw badRequest(
-      "DELTA_ZORDERING_COLUMN_DOES_NOT_EXIST",
-      `Z-Ordering column ${column} does not exist in data schema.`,
-      "42703",
-    );
+    throw siltError("DELTA_ZORDERING_COLUMN_DOES_NOT_EXIST", { column });
   }
   return field.name;
 }

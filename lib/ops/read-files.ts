@@ -31,7 +31,7 @@ import {
   toArrowType,
 } from "../delta/schema.ts";
 import type { Snapshot } from "../delta/snapshot.ts";
-import { badRequest, SiltError } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
 
 export interface ReadOptions {
@@ -103,13 +103,7 @@ function tableSchemaOf(snapshot: Snapshot): StructType {
   const text = snapshot.metadata.schemaString as string | null | undefined;
   const schema = typeof text === "string" && text.trim() !== "" ? parseSchema(text) : undefined;
   if (schema === undefined || schema.fields.length === 0) {
-    throw new SiltError(
-      "DELTA_SCHEMA_NOT_SET",
-      `Table schema is not set: the metadata of version ${snapshot.version} declares no ` +
-        "columns. Write data into it or use CREATE TABLE to set the schema.",
-      400,
-      "KD008",
-    );
+    throw siltError("DELTA_SCHEMA_NOT_SET", { version: snapshot.version });
   }
   return schema;
 }
@@ -119,11 +113,10 @@ function projectFields(schema: StructType, columns: string[] | undefined): Struc
   return columns.map((name) => {
     const field = schema.fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
     if (field === undefined) {
-      throw badRequest(
-        "UNRESOLVED_COLUMN.WITH_SUGGESTION",
-        `A column, variable, or function parameter with name \`${name}\` cannot be resolved. Did you mean one of the following? [${schema.fields.map((f) => `\`${f.name}\``).join(", ")}].`,
-        "42703",
-      );
+      throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION_PARAMETER", {
+        name,
+        fields: schema.fields.map((f) => `\`${f.name}\``).join(", "),
+      });
     }
     return field;
   });
@@ -188,14 +181,9 @@ class FileReader {
       if (!(e instanceof ObjectNotFoundError)) throw e;
       // Same class and wording as Spark, so the cause (files deleted behind the log's back, or
       // a log copied without its data) is recognisable.
-      throw new SiltError(
-        "DELTA_FILE_NOT_FOUND_DETAILED",
-        `File ${file.path} referenced in the transaction log cannot be found. This occurs when ` +
-          "data has been manually deleted from the file system rather than using the table " +
-          "`DELETE` statement.",
-        500,
-        "42K03",
-      );
+      throw siltError("DELTA_FILE_NOT_FOUND_DETAILED:FILE_REFERENCED_TRANSACTION_LOG", {
+        path: file.path,
+      });
     }
     this.metrics.filesRead++;
     const groups = await this.selectRowGroups(bytes, file);
@@ -344,11 +332,7 @@ function pickRanges(mask: Uint8Array, ranges: readonly (readonly [number, number
  * an object store would otherwise take such a key literally and read some other object.
  */
 export function fileKey(tableRoot: string, path: string): string {
-  const outside = () =>
-    badRequest(
-      "DELTA_UNSUPPORTED_ABSOLUTE_PATH",
-      `Data file ${path} is outside the table's location; Silt reads files under the table root only.`,
-    );
+  const outside = () => siltError("DELTA_UNSUPPORTED_ABSOLUTE_PATH", { path });
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) throw outside();
   const relative = decodeAddPath(path);
   if (relative.startsWith("/") || relative.split("/").some((s) => s === ".." || s === ".")) {

@@ -13,7 +13,7 @@ import { authorizeRename } from "../auth/authorize.ts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
 import { namesEqual, type QualifiedName } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { displayName, resolveName, type TableRef } from "./open-table.ts";
 
 export async function renameTable(
@@ -39,10 +39,4 @@ export async function renameTable(
 }
 
 const acrossSchemas = (from: QualifiedName, to: QualifiedName) =>
-  badRequest(
-    "CANNOT_RENAME_ACROSS_SCHEMA",
-    `Renaming a table across schemas is not allowed: ${displayName(from)} cannot become ` +
-      `${displayName(to)}. Give the new name alone, or qualify it with the table's own catalog ` +
-      "and schema.",
-    "0AKNC",
-  );
+  siltError("CANNOT_RENAME_ACROSS_SCHEMA", { from: displayName(from), to: displayName(to) });

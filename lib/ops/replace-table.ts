@@ -33,7 +33,7 @@ import {
 } from "../delta/column-mapping.ts";
 import { serializeSchema } from "../delta/schema.ts";
 import { newTableProfile } from "../delta/table-profile.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { commit } from "./commit.ts";
 import {
   assertDeltaFormat,
@@ -161,11 +161,7 @@ export async function createOrReplaceTable(
   const oldMode = columnMappingMode(old.metadata.configuration);
   const newMode = columnMappingMode(profile.configuration);
   if (oldMode !== newMode && !(oldMode === "none" && newMode === "name")) {
-    throw badRequest(
-      "DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE",
-      `Changing column mapping mode from '${oldMode}' to '${newMode}' is not supported.`,
-      "0AKDC",
-    );
+    throw siltError("DELTA_UNSUPPORTED_COLUMN_MAPPING_MODE_CHANGE", { oldMode, newMode });
   }
   const data = source ? toTableRows(source.rows, schema, tableName) : undefined;
 
@@ -254,11 +250,7 @@ function operationName(mode: CreationMode, asSelect: boolean): string {
 function definitionColumns(req: ReplaceTableRequest, source: TableSource | undefined) {
   const columns = req.columns ?? source?.columns;
   if (columns === undefined) {
-    throw badRequest(
-      "DELTA_SCHEMA_NOT_PROVIDED",
-      "Table schema is not provided. Please provide the schema (column definition) of the table when using REPLACE table and an AS SELECT query is not provided.",
-      "42908",
-    );
+    throw siltError("DELTA_SCHEMA_NOT_PROVIDED");
   }
   return columns;
 }

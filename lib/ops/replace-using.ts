@@ -32,7 +32,7 @@ import { parsePartitionValue } from "../data/partition-values.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
 import type { DataType } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import {
   analyze,
   analyzePredicate,
@@ -162,34 +162,19 @@ export async function replaceUsing(
 
 function checkCombinations(opts: ReplaceUsingOptions): void {
   if (opts.using !== undefined && opts.on !== undefined) {
-    throw badRequest(
-      "DELTA_INCOMPATIBLE_DATAFRAME_OPTIONS",
-      "Option(s) 'replaceOn' and 'replaceUsing' cannot be used together. Give either the USING columns or the ON condition.",
-      "42613",
-    );
+    throw siltError("DELTA_INCOMPATIBLE_DATAFRAME_OPTIONS");
   }
   if (opts.using === undefined && opts.on === undefined) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      "A replace by matching rows needs the USING columns or an ON condition.",
-    );
+    throw siltError("INVALID_REQUEST:REPLACE_MATCHING_ROWS");
   }
   if (opts.using !== undefined && opts.using.length === 0) {
-    throw badRequest("INVALID_REQUEST", "REPLACE USING needs at least one column.");
+    throw siltError("INVALID_REQUEST:REPLACE_USING_NEEDS");
   }
   if (opts.predicate !== undefined) {
-    throw badRequest(
-      "DELTA_OVERWRITE_BY_FILTER_INCOMPATIBLE_REPLACE_ON_OR_USING",
-      "Overwrite by filter ('replaceWhere') cannot be used together with 'replaceOn' or 'replaceUsing'.",
-      "42613",
-    );
+    throw siltError("DELTA_OVERWRITE_BY_FILTER_INCOMPATIBLE_REPLACE_ON_OR_USING");
   }
   if (opts.dynamicPartitionOverwrite) {
-    throw badRequest(
-      "DELTA_DYNAMIC_PARTITION_OVERWRITE_INCOMPATIBLE_REPLACE_ON_OR_USING",
-      "Dynamic partition overwrite ('partitionOverwriteMode'='dynamic') cannot be used together with 'replaceOn' or 'replaceUsing'.",
-      "42613",
-    );
+    throw siltError("DELTA_DYNAMIC_PARTITION_OVERWRITE_INCOMPATIBLE_REPLACE_ON_OR_USING");
   }
 }
 
@@ -227,21 +212,19 @@ function resolveUsing(
     if (!out.some((c) => c.tableIndex === ti)) out.push({ name: tableNames[ti], tableIndex: ti });
   }
   if (misaligned.length > 0) {
-    throw badRequest(
-      "INSERT_REPLACE_USING_DISALLOW_MISALIGNED_COLUMNS",
-      `All columns in the USING clause must appear in the same position in both the target and source schemas. USING columns that are misaligned: ${misaligned.join(", ")}.`,
-      "42802",
-    );
+    throw siltError("INSERT_REPLACE_USING_DISALLOW_MISALIGNED_COLUMNS", {
+      misaligned: misaligned.join(", "),
+    });
   }
   return out;
 }
 
 const unresolvedUsing = (col: string, relationType: string, suggestion: string) =>
-  badRequest(
-    "UNRESOLVED_INSERT_REPLACE_USING_COLUMN",
-    `REPLACE USING column ${quoteIdent(col)} cannot be resolved in the ${relationType}. Did you mean one of the following? [${suggestion}].`,
-    "42703",
-  );
+  siltError("UNRESOLVED_INSERT_REPLACE_USING_COLUMN", {
+    col: quoteIdent(col),
+    relationType,
+    suggestion,
+  });
 
 const keyText = (values: unknown[]): string =>
   JSON.stringify(values, (_, v) => (typeof v === "bigint" ? `${v}n` : v));
@@ -343,18 +326,14 @@ function checkOnColumns(condition: Expr, scope: Scope): void {
     if (!inTarget && !inSource && !unresolved.includes(sql)) unresolved.push(sql);
   }
   if (ambiguous.length > 0) {
-    throw badRequest(
-      "DELTA_INSERT_REPLACE_ON_AMBIGUOUS_COLUMNS_IN_CONDITION",
-      `Column(s) ${ambiguous.join(", ")} are ambiguous in the condition of INSERT REPLACE ON. Qualify them with the target table's alias or the source's alias.`,
-      "42702",
-    );
+    throw siltError("DELTA_INSERT_REPLACE_ON_AMBIGUOUS_COLUMNS_IN_CONDITION", {
+      ambiguous: ambiguous.join(", "),
+    });
   }
   if (unresolved.length > 0) {
-    throw badRequest(
-      "DELTA_INSERT_REPLACE_ON_UNRESOLVED_COLUMNS_IN_CONDITION",
-      `Column(s) ${unresolved.join(", ")} cannot be resolved in the condition of INSERT REPLACE ON: they are neither columns of the target table nor of the source.`,
-      "42703",
-    );
+    throw siltError("DELTA_INSERT_REPLACE_ON_UNRESOLVED_COLUMNS_IN_CONDITION", {
+      unresolved: unresolved.join(", "),
+    });
   }
 }
 

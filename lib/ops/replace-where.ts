@@ -22,7 +22,7 @@ import { parsePartitionValue } from "../data/partition-values.ts";
 import type { Action } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
 import type { DataType } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import {
   analyzePredicate,
   expressionSql,
@@ -64,11 +64,7 @@ export async function replaceWhere(
   opts: ReplaceWhereOptions = {},
 ): Promise<WriteResult> {
   if (opts.dynamicPartitionOverwrite) {
-    throw badRequest(
-      "DELTA_REPLACE_WHERE_WITH_DYNAMIC_PARTITION_OVERWRITE",
-      "A 'replaceWhere' expression and 'partitionOverwriteMode'='dynamic' cannot both be set in the DataFrameWriter options.",
-      "42613",
-    );
+    throw siltError("DELTA_REPLACE_WHERE_WITH_DYNAMIC_PARTITION_OVERWRITE");
   }
   const target = await openWriteTarget(ctx, name, WRITE_ACCESS.replaceWhere, opts);
   const { t } = target;
@@ -161,12 +157,7 @@ function checkRowsMatch(
     const v = arrowValues(data.getChildAt(c.ordinal)!, c.type as DataType)[bad];
     return ` - ${c.name} : ${v === null ? "null" : typeof v === "object" ? JSON.stringify(v) : String(v)}`;
   });
-  throw badRequest(
-    "DELTA_REPLACE_WHERE_MISMATCH",
-    `Written data does not conform to partial table overwrite condition or constraint '${text}'.\n` +
-      `CHECK constraint EXPRESSION(${text}) ${text} violated by row with values:\n${values.join("\n")}`,
-    "44000",
-  );
+  throw siltError("DELTA_REPLACE_WHERE_MISMATCH", { text, values: values.join("\n") });
 }
 
 /** operationMetrics of a WRITE that deletes by condition and inserts (Spark's names). */

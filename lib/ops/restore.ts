@@ -23,7 +23,7 @@ import type { Action, AddFile, DomainMetadata, Metadata } from "../delta/actions
 import { COLUMN_MAPPING_MAX_ID_KEY, configuredMaxColumnId } from "../delta/column-mapping.ts";
 import { dvFileKey } from "../delta/deletion-vectors.ts";
 import { logicalFileKey, parseTimestamp, type Snapshot } from "../delta/snapshot.ts";
-import { badRequest, SiltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import { javaTimestamp } from "../values/datetime-text.ts";
 import { commit } from "./commit.ts";
 import { openTable, readSnapshot, type TableRef } from "./open-table.ts";
@@ -60,15 +60,12 @@ export async function restoreTable(
   req: RestoreRequest,
 ): Promise<RestoreResult> {
   if ((req.version === undefined) === (req.timestamp === undefined)) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      "RESTORE needs exactly one of a version or a timestamp to restore to.",
-    );
+    throw siltError("INVALID_REQUEST:RESTORE_NEEDS_EXACTLY");
   }
   const t = await openTable(ctx, name, { defaults: req.defaults, access: "write" });
   const latest = t.snapshot;
   checkWriteProtocol(latest.protocol, latest.metadata);
-  const source = await snapshotToRestore(ctx, t.entry, req, latest);
+  const source = await snapshotToRestore(ctx, t.entry, req);
 
   const inLatest = new Map(latest.files.map((f) => [logicalFileKey(f), f]));
   const inSource = new Map(source.files.map((f) => [logicalFileKey(f), f]));
@@ -117,7 +114,6 @@ async function snapshotToRestore(
   ctx: SiltContext,
   entry: Parameters<typeof readSnapshot>[1],
   req: RestoreRequest,
-  latest: Snapshot,
 ): Promise<Snapshot> {
   try {
     return await readSnapshot(
@@ -127,28 +123,25 @@ async function snapshotToRestore(
     );
   } catch (err) {
     if (!(err instanceof SiltError)) throw err;
+    const found = err.parameters;
     if (err.errorClass === "DELTA_VERSION_NOT_FOUND") {
-      const range = /Available versions: \[(\d+), (\d+)\]/.exec(err.message);
-      throw badRequest(
-        "DELTA_CANNOT_RESTORE_TABLE_VERSION",
-        `Cannot restore table to version ${req.version}. Available versions: [${range?.[1] ?? 0}, ${range?.[2] ?? latest.version}].`,
-        "22003",
-      );
+      throw siltError("DELTA_CANNOT_RESTORE_TABLE_VERSION", {
+        version: req.version,
+        startVersion: found.earliest,
+        endVersion: found.latest,
+      });
     }
-    const bounds = [...err.message.matchAll(/\(([^()]*)\)/g)].map((m) => m[1]);
     if (err.errorClass === "DELTA_TIMESTAMP_GREATER_THAN_COMMIT") {
-      throw badRequest(
-        "DELTA_CANNOT_RESTORE_TIMESTAMP_GREATER",
-        `Cannot restore table to timestamp (${bounds[0]}) as it is after the latest version available. Please use a timestamp before (${bounds[1]}).`,
-        "22003",
-      );
+      throw siltError("DELTA_CANNOT_RESTORE_TIMESTAMP_GREATER", {
+        requestedTimestamp: found.providedTimestamp,
+        latestTimestamp: found.latestTimestamp,
+      });
     }
     if (err.errorClass === "DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION") {
-      throw badRequest(
-        "DELTA_CANNOT_RESTORE_TIMESTAMP_EARLIER",
-        `Cannot restore table to timestamp (${bounds[0]}) as it is before the earliest version available. Please use a timestamp after (${bounds[1]}).`,
-        "22003",
-      );
+      throw siltError("DELTA_CANNOT_RESTORE_TIMESTAMP_EARLIER", {
+        requestedTimestamp: found.providedTimestamp,
+        earliestTimestamp: found.earliestTimestamp,
+      });
     }
     throw err;
   }
@@ -175,10 +168,10 @@ async function checkFilesExist(
     );
   }
   if (missing.length > 0) {
-    throw badRequest(
-      "SILT_RESTORE_FILES_MISSING",
-      `Not all files from version ${version} are available in file system. Missed files (top 100 files): ${missing.slice(0, 100).join(",")}. They were removed (by VACUUM or by hand); restore a more recent version or timestamp instead.`,
-    );
+    throw siltError("SILT_RESTORE_FILES_MISSING", {
+      version,
+      missing: missing.slice(0, 100).join(","),
+    });
   }
 }
 

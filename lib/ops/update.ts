@@ -30,7 +30,7 @@ import {
   type RowIdentities,
 } from "../delta/row-tracking.ts";
 import type { StructField } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import {
   analyze,
   containsAggregate,
@@ -231,20 +231,18 @@ export function resolveAssignment(a: SqlAssignment, scope: Scope): Assignment {
     node = node.operand;
   }
   if (node.kind !== "column") {
-    throw badRequest(
-      "UNRESOLVED_COLUMN.WITH_SUGGESTION",
-      `A column, variable, or function parameter with name ${a.column.map((p) => `\`${p}\``).join(".")} cannot be resolved. Did you mean one of the following? [${scope.relations[0].columns.map((c) => `\`${c.name}\``).join(", ")}].`,
-      "42703",
-    );
+    throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION", {
+      key: a.column.map((p) => `\`${p}\``).join("."),
+      suggestions: scope.relations[0].columns.map((c) => `\`${c.name}\``).join(", "),
+    });
   }
   path.unshift(node.name);
   const value = analyze(a.value, scope);
   if (containsAggregate(value)) {
-    throw badRequest(
-      "DELTA_AGGREGATION_NOT_SUPPORTED",
-      `Aggregate functions are not supported in the UPDATE (${path.join(".")} = ${prettySql(value)}).`,
-      "42903",
-    );
+    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:UPDATE", {
+      path: path.join("."),
+      value: prettySql(value),
+    });
   }
   return { path, value };
 }

@@ -32,7 +32,7 @@ import type { AddFile, RemoveFile } from "../delta/actions.ts";
 import { LOG_DIR, STAGED_DIR } from "../delta/actions.ts";
 import { dvFileKey } from "../delta/deletion-vectors.ts";
 import { deletedFileRetentionMs } from "../delta/table-config.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { ObjectInfo } from "../storage/object-store.ts";
 import { commit } from "./commit.ts";
 import { type OpenTable, openTable, type TableRef } from "./open-table.ts";
@@ -84,11 +84,7 @@ export async function vacuumTable(
   const specifiedMs =
     req.retainHours === undefined ? undefined : Math.round(req.retainHours * HOUR_MS);
   if (req.retainHours !== undefined && (!Number.isFinite(req.retainHours) || req.retainHours < 0)) {
-    throw badRequest(
-      "DELTA_VACUUM_RETENTION_NEGATIVE",
-      `Retention for VACUUM must be a non-negative number of hours, got ${req.retainHours}.`,
-      "22003",
-    );
+    throw siltError("DELTA_VACUUM_RETENTION_NEGATIVE", { retainHours: req.retainHours });
   }
   if (checkEnabled && specifiedMs !== undefined && specifiedMs < defaultRetentionMs) {
     throw retentionTooShort(defaultRetentionMs);
@@ -169,16 +165,9 @@ export async function vacuumTable(
 
 /** Delta's message (delta-error-classes.json), with the table's retention in hours. */
 export function retentionTooShort(retentionMs: number) {
-  return badRequest(
-    "DELTA_VACUUM_RETENTION_PERIOD_TOO_SHORT",
-    "Are you sure you would like to vacuum files with such a low retention period? If you have " +
-      "writers that are currently writing to this table, there is a risk that you may corrupt the " +
-      "state of your Delta table.\n\nIf you are certain that there are no operations being " +
-      "performed on this table, such as insert/upsert/delete/optimize, then you may turn off this " +
-      "check by setting:\nspark.databricks.delta.retentionDurationCheck.enabled = false\n\nIf you " +
-      `are not sure, please use a value not less than "${retentionMs / HOUR_MS} hours".`,
-    "22003",
-  );
+  return siltError("DELTA_VACUUM_RETENTION_PERIOD_TOO_SHORT", {
+    retentionHours: retentionMs / HOUR_MS,
+  });
 }
 
 interface Candidate {

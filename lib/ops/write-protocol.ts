@@ -4,7 +4,7 @@
  */
 import type { Metadata, Protocol } from "../delta/actions.ts";
 import type { Snapshot } from "../delta/snapshot.ts";
-import { SiltError, unsupportedFeature } from "../errors.ts";
+import { siltError } from "../errors.ts";
 
 /** Writer features whose rules Silt's writers follow. */
 export const SUPPORTED_WRITER_FEATURES: ReadonlySet<string> = new Set([
@@ -25,15 +25,15 @@ export const SUPPORTED_WRITER_FEATURES: ReadonlySet<string> = new Set([
 /** Fails unless Silt can write the table; returns whether new files get row ids. */
 export function checkWriteProtocol(protocol: Protocol, metadata: Metadata): boolean {
   if (protocol.minWriterVersion > 7) {
-    throw new SiltError(
-      "DELTA_INVALID_PROTOCOL_VERSION",
-      `Unsupported Delta protocol version: the table requires writer version ${protocol.minWriterVersion}, but Silt supports up to 7.`,
-      400,
-      "KD004",
-    );
+    throw siltError("DELTA_INVALID_PROTOCOL_VERSION:UP", {
+      minWriterVersion: protocol.minWriterVersion,
+    });
   }
   const missing = (protocol.writerFeatures ?? []).filter((f) => !SUPPORTED_WRITER_FEATURES.has(f));
-  if (missing.length > 0) throw unsupportedFeature(missing, true);
+  if (missing.length > 0)
+    throw siltError("DELTA_UNSUPPORTED_FEATURES_FOR_WRITE:FEATURES", {
+      features: missing.join(", "),
+    });
   return rowTrackingEnabled(protocol, metadata);
 }
 
