@@ -9,11 +9,10 @@
  * succeed (a failing cast stays a cast node, so the error surfaces when evaluated).
  */
 import type { DataType, DecimalType, StructField } from "../delta/schema.ts";
-import { badRequest, SiltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import { javaDecimalString } from "../values/decimal-text.ts";
 import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
 import { quoteIdent, quoteIfNeeded, quotePath } from "../values/identifiers.ts";
-import { dataTypeMismatch } from "./ansi-errors.ts";
 import type { BinaryOp, Expr, Name, SqlType } from "./ast.ts";
 import { type ArgSpec, type FunctionDef, lookupFunction } from "./functions.ts";
 import { integralNegate } from "./scalar-arithmetic.ts";
@@ -168,19 +167,11 @@ const unresolvedRoutine = (name: string, scope: Scope) => {
   if (scope.currentSchema && scope.currentSchema.length > 0) {
     path.push(quotePath(scope.currentSchema));
   }
-  return badRequest(
-    "UNRESOLVED_ROUTINE",
-    `Cannot resolve routine ${quoteIdent(name)} on search path [${path.join(", ")}].`,
-    "42883",
-  );
+  return siltError("UNRESOLVED_ROUTINE", { name: quoteIdent(name), path: path.join(", ") });
 };
 
 export const wrongNumArgs = (name: string, expected: string, actual: number) =>
-  badRequest(
-    "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
-    `The ${quoteIdent(name)} requires ${expected} parameters but the actual number is ${actual}. Please, refer to 'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix.`,
-    "42605",
-  );
+  siltError("WRONG_NUM_ARGS.WITHOUT_SUGGESTION", { name: quoteIdent(name), expected, actual });
 
 function levenshtein(a: string, b: string): number {
   const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
@@ -226,11 +217,7 @@ export function analyzePredicate(expr: Expr, scope: Scope): Typed {
   if (t.type === "boolean") return t;
   if (t.type === "null") return { kind: "literal", type: "boolean", nullable: true, value: null };
   const sql = prettySql(t);
-  throw dataTypeMismatch(
-    "FILTER_NOT_BOOLEAN",
-    sql,
-    `Filter expression "${sql}" of type ${quotedType(t.type)} is not a boolean.`,
-  );
+  throw siltError("DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN", { sql, type: quotedType(t.type) });
 }
 
 /** Every column the expression reads, in first-use order, each once. */
@@ -353,11 +340,7 @@ class Analyzer {
       case "column":
         return this.column(e.name);
       case "star":
-        throw badRequest(
-          "INVALID_USAGE_OF_STAR_OR_REGEX",
-          "Invalid usage of '*' in expression.",
-          "42000",
-        );
+        throw siltError("INVALID_USAGE_OF_STAR_OR_REGEX:EXPRESSION");
       case "unary":
         return this.unary(e.op, this.expr(e.operand));
       case "binary":
@@ -414,11 +397,7 @@ class Analyzer {
       case "exists":
       case "scalarSubquery":
         if (this.scope.resolveSubquery) return this.scope.resolveSubquery(e, this.scope);
-        throw badRequest(
-          "UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY",
-          "Subquery expressions are not supported here.",
-          "0A000",
-        );
+        throw siltError("UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY");
     }
   }
 
@@ -456,11 +435,7 @@ class Analyzer {
             quotePath([...(rels[m.rel].qualifier ?? []), rels[m.rel].columns[m.col].name]),
           )
           .sort();
-        throw badRequest(
-          "AMBIGUOUS_REFERENCE",
-          `Reference ${quotePath(name)} is ambiguous, could be: [${refs.join(", ")}].`,
-          "42704",
-        );
+        throw siltError("AMBIGUOUS_REFERENCE", { name: quotePath(name), refs: refs.join(", ") });
       }
       if (matches.length === 1) {
         const m = matches[0];
@@ -492,35 +467,25 @@ class Analyzer {
     const candidates = rels.flatMap((r) => r.columns.map((c) => [...(r.qualifier ?? []), c.name]));
     const objectName = quotePath(name);
     if (candidates.length === 0) {
-      throw badRequest(
-        "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
-        `A column, variable, or function parameter with name ${objectName} cannot be resolved.`,
-        "42703",
-      );
+      throw siltError("UNRESOLVED_COLUMN.WITHOUT_SUGGESTION", { objectName });
     }
-    throw badRequest(
-      "UNRESOLVED_COLUMN.WITH_SUGGESTION",
-      `A column, variable, or function parameter with name ${objectName} cannot be resolved. Did you mean one of the following? [${suggestions(name, candidates).join(", ")}].`,
-      "42703",
-    );
+    throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION", {
+      key: objectName,
+      suggestions: suggestions(name, candidates).join(", "),
+    });
   }
 
   field(t: Typed, name: string): Typed {
     const st = t.type;
     if (typeof st !== "object" || st.type !== "struct") {
-      throw badRequest(
-        "INVALID_EXTRACT_BASE_FIELD_TYPE",
-        `Can't extract a value from "${prettySql(t)}". Need a complex type [STRUCT, ARRAY, MAP] but got ${quotedType(st)}.`,
-        "42000",
-      );
+      throw siltError("INVALID_EXTRACT_BASE_FIELD_TYPE", { t: prettySql(t), st: quotedType(st) });
     }
     const i = st.fields.findIndex((f) => f.name.toLowerCase() === name.toLowerCase());
     if (i < 0) {
-      throw badRequest(
-        "FIELD_NOT_FOUND",
-        `No such struct field ${quoteIdent(name)} in ${st.fields.map((f) => quoteIdent(f.name)).join(", ")}.`,
-        "42704",
-      );
+      throw siltError("FIELD_NOT_FOUND", {
+        name: quoteIdent(name),
+        fields: st.fields.map((f) => quoteIdent(f.name)).join(", "),
+      });
     }
     const f = st.fields[i];
     return {
@@ -664,18 +629,18 @@ class Analyzer {
     const sql = () => `(${prettySql(l)} ${symbol} ${prettySql(r)})`;
     const bothDecimal = isDecimalType(l.type) && isDecimalType(r.type);
     if (!sameType(l.type, r.type) && !bothDecimal) {
-      throw dataTypeMismatch(
-        "BINARY_OP_DIFF_TYPES",
-        sql(),
-        `the left and right operands of the binary operator have incompatible types (${quotedType(l.type)} and ${quotedType(r.type)}).`,
-      );
+      throw siltError("DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES", {
+        sql: sql(),
+        type: quotedType(l.type),
+        type2: quotedType(r.type),
+      });
     }
     if (!accepts(l.type)) {
-      throw dataTypeMismatch(
-        "BINARY_OP_WRONG_TYPE",
-        sql(),
-        `the binary operator requires the input type ${inputType}, not ${quotedType(l.type)}.`,
-      );
+      throw siltError("DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE", {
+        sql: sql(),
+        inputType,
+        type: quotedType(l.type),
+      });
     }
   }
 
@@ -694,11 +659,10 @@ class Analyzer {
         (l0.type === "date" || l0.type === "string") &&
         (r0.type === "date" || r0.type === "string")
       ) {
-        throw badRequest(
-          "UNSUPPORTED_DATATYPE",
-          `Unsupported data type "INTERVAL DAY": the difference of two dates; use datediff(${prettySql(l0)}, ${prettySql(r0)}) instead.`,
-          "0A000",
-        );
+        throw siltError("UNSUPPORTED_DATATYPE:INTERVAL_DAY_DIFFERENCE", {
+          l0: prettySql(l0),
+          r0: prettySql(r0),
+        });
       }
     }
     let [l, r] = this.promoteStrings(l0, r0);
@@ -777,11 +741,11 @@ class Analyzer {
     [l, r] = this.widen(l, r, () => true);
     this.checkBinary(op, l, r, () => true, '"ANY"');
     if (!isOrderable(l.type) || (typeof l.type === "object" && l.type.type === "map")) {
-      throw dataTypeMismatch(
-        "INVALID_ORDERING_TYPE",
-        `(${prettySql(l)} ${op} ${prettySql(r)})`,
-        `The ${quoteIdent(op)} does not support ordering on type ${quotedType(l.type)}.`,
-      );
+      throw siltError("DATATYPE_MISMATCH.INVALID_ORDERING_TYPE:RESOLVE_DUE_DATA", {
+        sql: `(${prettySql(l)} ${op} ${prettySql(r)})`,
+        op: quoteIdent(op),
+        type: quotedType(l.type),
+      });
     }
     return {
       kind: "compare",
@@ -811,11 +775,13 @@ class Analyzer {
   }
 
   unexpectedType(index: number, required: string, arg: Typed, sql: string): SiltError {
-    return dataTypeMismatch(
-      "UNEXPECTED_INPUT_TYPE",
+    return siltError("DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", {
       sql,
-      `The ${ordinalNumber(index)} parameter requires the ${required} type, however "${prettySql(arg)}" has the type ${quotedType(arg.type)}.`,
-    );
+      index: ordinalNumber(index),
+      required,
+      arg: prettySql(arg),
+      type: quotedType(arg.type),
+    });
   }
 
   inList(operand: Typed, list: Typed[]): Typed {
@@ -830,18 +796,16 @@ class Analyzer {
     }
     const sql = () => `(${prettySql(op)} IN (${items.map(prettySql).join(", ")}))`;
     if (items.some((x) => !sameType(x.type, op.type))) {
-      throw dataTypeMismatch(
-        "DATA_DIFF_TYPES",
-        sql(),
-        `Input to \`in\` should all be the same type, but it's [${[op, ...items].map((x) => sqlTypeName(x.type)).join(", ")}].`,
-      );
+      throw siltError("DATATYPE_MISMATCH.DATA_DIFF_TYPES:RESOLVE_DUE_DATA", {
+        sql: sql(),
+        types: [op, ...items].map((x) => sqlTypeName(x.type)).join(", "),
+      });
     }
     if (!isOrderable(op.type)) {
-      throw dataTypeMismatch(
-        "INVALID_ORDERING_TYPE",
-        sql(),
-        `The \`in\` does not support ordering on type ${quotedType(op.type)}.`,
-      );
+      throw siltError("DATATYPE_MISMATCH.INVALID_ORDERING_TYPE:RESOLVE_DUE_DATA_TYPE", {
+        sql: sql(),
+        type: quotedType(op.type),
+      });
     }
     return {
       kind: "in",
@@ -874,11 +838,7 @@ class Analyzer {
     }
     const esc = escapeChar ?? "\\";
     if (op !== "rlike" && [...esc].length !== 1) {
-      throw badRequest(
-        "INVALID_ESCAPE_CHAR",
-        `The escape character must be a string literal of length one, but got ${sqlLiteral(esc, "string")}.`,
-        "42604",
-      );
+      throw siltError("INVALID_ESCAPE_CHAR", { escape: sqlLiteral(esc, "string") });
     }
     return {
       kind: "like",
@@ -919,11 +879,11 @@ class Analyzer {
     if (values.some((v) => !sameType(v.type, type))) {
       const w = widerCommonType(values.map((v) => v.type));
       if (w === undefined) {
-        throw dataTypeMismatch(
-          "DATA_DIFF_TYPES",
-          sql(),
-          `Input to ${quoteIdent(fn)} should all be the same type, but it's [${values.map((v) => sqlTypeName(v.type)).join(", ")}].`,
-        );
+        throw siltError("DATATYPE_MISMATCH.DATA_DIFF_TYPES:RESOLVE_DUE_DATA_TYPE", {
+          sql: sql(),
+          fn: quoteIdent(fn),
+          values: values.map((v) => sqlTypeName(v.type)).join(", "),
+        });
       }
       type = w;
     }
@@ -948,9 +908,8 @@ class Analyzer {
 
   cast(operand: Typed, target: DataType, tryCast: boolean): Typed {
     if (!canAnsiCast(operand.type, target)) {
-      const { sub, detail } = castMismatch(operand.type, target, tryCast);
       const sql = `${tryCast ? "TRY_CAST" : "CAST"}(${prettySql(operand)} AS ${sqlTypeName(target)})`;
-      throw dataTypeMismatch(sub, sql, detail);
+      throw castMismatch(operand.type, target, tryCast, sql);
     }
     if (sameType(operand.type, target) && !tryCast) {
       return {
@@ -974,11 +933,7 @@ class Analyzer {
     if (!def) throw unresolvedRoutine(e.name, this.scope);
     const isStar = e.args.length === 1 && e.args[0].kind === "star";
     if (isStar && name !== "count") {
-      throw badRequest(
-        "INVALID_USAGE_OF_STAR_OR_REGEX",
-        `Invalid usage of '*' in ${quoteIdent(name)}.`,
-        "42000",
-      );
+      throw siltError("INVALID_USAGE_OF_STAR_OR_REGEX:INVALID_USAGE", { name: quoteIdent(name) });
     }
     const args = preAnalysed ?? (isStar ? [] : e.args.map((a) => this.expr(a)));
     const n = isStar ? 1 : args.length;
@@ -993,11 +948,9 @@ class Analyzer {
       throw wrongNumArgs(name, expected, n);
     }
     if (e.distinct && def.kind !== "aggregate") {
-      throw badRequest(
-        "INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX",
-        `Invalid SQL syntax: The function ${quoteIdent(name)} does not support DISTINCT.`,
-        "42000",
-      );
+      throw siltError("INVALID_SQL_SYNTAX.FUNCTION_WITH_UNSUPPORTED_SYNTAX", {
+        name: quoteIdent(name),
+      });
     }
     return def.resolve(args, {
       name,
@@ -1026,11 +979,11 @@ class Analyzer {
   common(args: Typed[], fn: string, sql: () => string): SqlType {
     const t = widerCommonType(args.map((a) => a.type));
     if (t === undefined) {
-      throw dataTypeMismatch(
-        "DATA_DIFF_TYPES",
-        sql(),
-        `Input to ${quoteIdent(fn)} should all be the same type, but it's [${args.map((a) => sqlTypeName(a.type)).join(", ")}].`,
-      );
+      throw siltError("DATATYPE_MISMATCH.DATA_DIFF_TYPES:RESOLVE_DUE_DATA_TYPE", {
+        sql: sql(),
+        fn: quoteIdent(fn),
+        values: args.map((a) => sqlTypeName(a.type)).join(", "),
+      });
     }
     return t;
   }

@@ -6,7 +6,7 @@
 import * as arrow from "apache-arrow";
 import { valuesToArrow } from "../data/json-to-arrow.ts";
 import type { DataType } from "../delta/schema.ts";
-import { internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { Typed, TypedColumn } from "./analyze.ts";
 import { toArrowData } from "./arrow-vectors.ts";
 import type { SqlType } from "./ast.ts";
@@ -41,10 +41,11 @@ function batchEvaluator(t: Typed, batch: arrow.RecordBatch, ctx?: EvalContext): 
     if (ctx?.column) return dataOf(ctx.column(col, batch));
     const child = batch.data.children[col.ordinal];
     if (!child) {
-      throw internal(
-        "INTERNAL_ERROR",
-        `evaluate: the batch has no column ${col.ordinal} (${col.name}) for ${String(t.kind)}.`,
-      );
+      throw siltError("INTERNAL_ERROR:EVALUATE_BATCH_COLUMN", {
+        ordinal: col.ordinal,
+        name: col.name,
+        kind: String(t.kind),
+      });
     }
     return child;
   };
@@ -98,7 +99,7 @@ export function evaluateScalar(t: Typed, ctx?: EvalContext): Scalar | null {
   const ev = new Evaluator(
     1,
     (col) => {
-      throw internal("INTERNAL_ERROR", `evaluateScalar: column ${col.name} has no value.`);
+      throw siltError("INTERNAL_ERROR:EVALUATESCALAR_COLUMN_VALUE", { name: col.name });
     },
     envOf(ctx),
   );

@@ -10,7 +10,7 @@
  */
 
 import type * as arrow from "apache-arrow";
-import { internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { MICROS_PER_DAY_N } from "../values/calendar.ts";
 import type { Typed, TypedColumn } from "./analyze.ts";
 import { divideByZero } from "./ansi-errors.ts";
@@ -178,10 +178,7 @@ export class Evaluator {
       case "call":
         return this.call(t, f);
       case "aggregate":
-        throw internal(
-          "INTERNAL_ERROR",
-          `The aggregate ${t.name}() must be computed by the query engine, not evaluated as a scalar.`,
-        );
+        throw siltError("INTERNAL_ERROR:AGGREGATE_COMPUTED_QUERY", { name: t.name });
     }
   }
 
@@ -676,7 +673,7 @@ export class Evaluator {
 
   private call(t: Extract<Typed, { kind: "call" }>, f: Frame): Vec {
     const kernel = t.fn.eval;
-    if (!kernel) throw internal("INTERNAL_ERROR", `No evaluator for function ${t.name}.`);
+    if (!kernel) throw siltError("INTERNAL_ERROR:EVALUATOR_FUNCTION", { name: t.name });
     const nullSafe = t.fn.nullSafe === true;
     const args: Vec[] = [];
     for (const a of t.args) {

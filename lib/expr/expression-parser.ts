@@ -123,13 +123,7 @@ export abstract class ExpressionParser extends TypeParser {
         const escTok = this.peek();
         escapeChar = this.stringLiteral();
         if (escapeChar.length !== 1) {
-          throw parseError(
-            "INVALID_ESC",
-            `Found an invalid escape string: ${escapeChar}. The escape string must contain only one ` +
-              "character.",
-            "42604",
-            escTok.pos,
-          );
+          throw parseError(escTok.pos, "INVALID_ESC", { escapeChar });
         }
       }
       return {
@@ -327,7 +321,7 @@ export abstract class ExpressionParser extends TypeParser {
       return typedLiteral(u, n1.text, t.pos);
     }
     if (u === "INTERVAL" && (n1.kind === "string" || n1.kind === "number")) {
-      throw parseError("UNSUPPORTED_DATATYPE", 'Unsupported data type "INTERVAL".', "0A000", t.pos);
+      throw parseError(t.pos, "UNSUPPORTED_DATATYPE:INTERVAL");
     }
     if (u === "CASE") return this.caseExpr();
     if ((u === "CAST" || u === "TRY_CAST") && this.atOp("(", 1)) {

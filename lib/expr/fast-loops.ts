@@ -4,7 +4,7 @@
  * doubles, one row of arithmetic on scalars, and the membership test of IN over literals. A fast
  * path that does not apply answers undefined and the evaluator goes value-at-a-time instead.
  */
-import { internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { Typed } from "./analyze.ts";
 import { arithmeticOverflow, divideByZero } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
@@ -181,7 +181,7 @@ export function arithScalar(t: Extract<Typed, { kind: "arith" }>, a: Scalar, b: 
         return (a as bigint) / (b as bigint);
       }
       default:
-        throw internal("INTERNAL_ERROR", `Integral ${op} must be coerced to double first.`);
+        throw siltError("INTERNAL_ERROR:INTEGRAL_COERCED_DOUBLE", { op });
     }
   }
   const x = a as number;
@@ -206,7 +206,7 @@ export function arithScalar(t: Extract<Typed, { kind: "arith" }>, a: Scalar, b: 
       z = x % y;
       break;
     default:
-      throw internal("INTERNAL_ERROR", `Unexpected ${op} on ${String(lt)}.`);
+      throw siltError("INTERNAL_ERROR:UNEXPECTED", { op, lt: String(lt) });
   }
   return t.type === "float" ? Math.fround(z) : z;
 }

@@ -9,7 +9,7 @@
  */
 
 import { decimal } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { civilFromDays, daysFromCivil, daysInMonth, MICROS_PER_DAY_N } from "../values/calendar.ts";
 import { divHalfUp, fitsPrecision, pow10n, rescale } from "../values/decimal-scale.ts";
 import { formatDecimal, parseDecimal } from "../values/decimal-text.ts";
@@ -290,11 +290,7 @@ define({
     if (args.length > 1) {
       const s = ctx.analyzer.expect(args[1], 1, "integer", ctx.sql);
       if (s.kind !== "literal" || s.value === null) {
-        throw badRequest(
-          "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
-          `Cannot resolve "${ctx.sql()}" due to data type mismatch: the input scale should be a foldable "INT" expression; however, got "${ctx.sql()}".`,
-          "42K09",
-        );
+        throw siltError("DATATYPE_MISMATCH.NON_FOLDABLE_INPUT", { sql: ctx.sql() });
       }
       scaleArg = s;
     }
@@ -598,11 +594,7 @@ function parseDateTimeArg(target: "date" | "timestamp") {
 }
 
 const cannotParse = (text: string, index: number) =>
-  badRequest(
-    "CANNOT_PARSE_TIMESTAMP",
-    `Text '${text}' could not be parsed at index ${index}. Use \`try_to_timestamp\` to tolerate invalid input string and return NULL instead.`,
-    "22007",
-  );
+  siltError("CANNOT_PARSE_TIMESTAMP", { text, index });
 
 define({
   name: "to_date",
@@ -671,11 +663,7 @@ function tokenizePattern(p: string): PatternToken[] {
     const c = p[i];
     if (/[A-Za-z]/.test(c)) {
       if (!FIELD_LETTERS.has(c)) {
-        throw badRequest(
-          "INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER",
-          `Unrecognized datetime pattern: ${p}. Illegal pattern character found in datetime pattern: ${c}. Please provide legal character.`,
-          "22007",
-        );
+        throw siltError("INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER", { p, c });
       }
       let j = i;
       while (j < p.length && p[j] === c) j++;
@@ -905,11 +893,11 @@ for (const name of ["min", "max"]) {
   aggregate(name, [1, 1], (args, ctx) => {
     const x = args[0];
     if (!isOrderable(x.type)) {
-      throw badRequest(
-        "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
-        `Cannot resolve "${ctx.sql()}" due to data type mismatch: The \`${name}\` does not support ordering on type ${quotedType(x.type)}.`,
-        "42K09",
-      );
+      throw siltError("DATATYPE_MISMATCH.INVALID_ORDERING_TYPE:RESOLVE_DUE_DATA_TYPE_MISMATCH", {
+        sql: ctx.sql(),
+        name,
+        type: quotedType(x.type),
+      });
     }
     return { args: [x], type: x.type, nullable: true };
   });

@@ -6,7 +6,7 @@
  *
  * Every failure is a SiltError whose message ends with Spark's ` (line L, pos P)`, P 0-based.
  */
-import { badRequest, type SiltError } from "../errors.ts";
+import { type ErrorCondition, type ParamsOf, type SiltError, siltError } from "../errors.ts";
 import { scanBackQuoted } from "../values/identifiers.ts";
 import type { Pos } from "./ast.ts";
 
@@ -42,9 +42,24 @@ export interface Token {
 // ---------------------------------------------------------------------------------------------
 // Errors shared with the parser
 
-/** A parse-time error with Spark's position suffix; `pos` is 0-based within the line there. */
-export function parseError(errorClass: string, message: string, sqlstate: string, pos: Pos) {
-  return badRequest(errorClass, `${message} (line ${pos.line}, pos ${pos.column - 1})`, sqlstate);
+/** A parse-time error at `pos`. */
+export function parseError<K extends ErrorCondition>(
+  pos: Pos,
+  condition: K,
+  ...params: ParamsOf<K>
+): SiltError {
+  return atPosition(siltError(condition, ...params), pos);
+}
+
+/**
+ * `err` with Spark's position suffix (`pos` is 0-based within the line there); one without a
+ * SQLSTATE gets Spark's syntax-error state.
+ */
+export function atPosition(err: SiltError, pos: Pos): SiltError {
+  return err.withMessage(
+    `${err.message} (line ${pos.line}, pos ${pos.column - 1})`,
+    err.sqlstate ?? "42601",
+  );
 }
 
 /** Longest token text an error message repeats (a multi-megabyte literal stays out of it). */
@@ -59,12 +74,10 @@ export function tokenDisplay(src: string, tok: Token): string {
 
 /** PARSE_SYNTAX_ERROR at a token; `hint` follows Spark's shape (": missing ')'"). */
 export function syntaxError(src: string, tok: Token, hint = ""): SiltError {
-  return parseError(
-    "PARSE_SYNTAX_ERROR",
-    `Syntax error at or near ${tokenDisplay(src, tok)}${hint}.`,
-    "42601",
-    tok.pos,
-  );
+  return parseError(tok.pos, "PARSE_SYNTAX_ERROR:SYNTAX_ERROR_NEAR_2", {
+    near: tokenDisplay(src, tok),
+    hint,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -215,12 +228,7 @@ export class Lexer {
         j++;
       }
     }
-    throw parseError(
-      "UNCLOSED_BRACKETED_COMMENT",
-      "Found an unclosed bracketed comment. Please, append */ at the end of the comment.",
-      "42601",
-      this.posAt(open),
-    );
+    throw parseError(this.posAt(open), "UNCLOSED_BRACKETED_COMMENT");
   }
 
   /** One string literal plus any that follow it (Spark joins `'a' 'b'` into 'ab'). */

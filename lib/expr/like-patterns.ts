@@ -4,7 +4,7 @@
  * regex syntax), with Spark's errors for invalid patterns.
  */
 import { RE2JS } from "re2js";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { utf8Enc, type VUtf8 } from "./vectors.ts";
 
 interface SimpleLike {
@@ -87,9 +87,6 @@ export function likeBytes(p: SimpleLike, v: VUtf8, out: Uint8Array): void {
 
 const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|/]/;
 
-const invalidFormat = (sub: string, pattern: string, detail: string) =>
-  badRequest(`INVALID_FORMAT.${sub}`, `The format is invalid: '${pattern}'. ${detail}`, "42601");
-
 /** Spark's LIKE pattern (escapeLikeRegex) as an anchored, dot-all JS RegExp. */
 export function likeRegex(pattern: string, escapeChar: string): RegExp {
   let out = "";
@@ -98,19 +95,11 @@ export function likeRegex(pattern: string, escapeChar: string): RegExp {
     const c = cps[i];
     if (c === escapeChar) {
       if (i + 1 >= cps.length) {
-        throw invalidFormat(
-          "ESC_AT_THE_END",
-          pattern,
-          "The escape character is not allowed to end with.",
-        );
+        throw siltError("INVALID_FORMAT.ESC_AT_THE_END", { pattern });
       }
       const next = cps[++i];
       if (next !== "_" && next !== "%" && next !== escapeChar) {
-        throw invalidFormat(
-          "ESC_IN_THE_MIDDLE",
-          pattern,
-          `The escape character is not allowed to precede '${next}'.`,
-        );
+        throw siltError("INVALID_FORMAT.ESC_IN_THE_MIDDLE", { pattern, next });
       }
       out += REGEX_SYNTAX.test(next) ? `\\${next}` : next;
     } else if (c === "_") out += ".";
@@ -136,11 +125,7 @@ export function javaRegex(pattern: string): StringMatcher {
   try {
     re = RE2JS.compile(pattern);
   } catch (e) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE.PATTERN",
-      `The value of parameter(s) \`regexp\` in \`rlike\` is invalid: ${(e as Error).message}.`,
-      "22023",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE.PATTERN", { message: (e as Error).message });
   }
   return { test: (s) => re.matcher(s).find() };
 }

@@ -56,13 +56,7 @@ export function numberLiteral(tok: Token, negative: boolean, pos: Pos): Expr {
 }
 
 function rangeError(raw: string, typeName: string, min: string, max: string, pos: Pos) {
-  return parseError(
-    "INVALID_NUMERIC_LITERAL_RANGE",
-    `Numeric literal ${raw} is outside the valid range for ${typeName} with minimum value of ` +
-      `${min} and maximum value of ${max}. Please adjust the value accordingly.`,
-    "22003",
-    pos,
-  );
+  return parseError(pos, "INVALID_NUMERIC_LITERAL_RANGE", { raw, typeName, min, max });
 }
 
 function ranged(
@@ -100,7 +94,7 @@ function floating(raw: string, type: "double" | "float", pos: Pos): Expr {
 function decimalLiteral(raw: string, pos: Pos): Expr {
   const m = /^(-?)(\d*)(?:\.(\d*))?(?:E([+-]?\d+))?$/i.exec(raw);
   if (!m) {
-    throw parseError("PARSE_SYNTAX_ERROR", `Syntax error at or near '${raw}'.`, "42601", pos);
+    throw parseError(pos, "PARSE_SYNTAX_ERROR:SYNTAX_ERROR_NEAR_3", { raw });
   }
   const negative = m[1] === "-";
   const frac = m[3] ?? "";
@@ -124,13 +118,7 @@ const DATE_LITERAL = /^\s*([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[T ].*)?)?)
 const PARTIAL_DATE = /^\s*([+-]?\d{4,7})(?:-(\d{1,2}))?\s*$/;
 
 export function typedLiteral(kind: string, text: string, pos: Pos): Expr {
-  const invalid = () =>
-    parseError(
-      "INVALID_TYPED_LITERAL",
-      `The value of the typed literal "${kind}" is invalid: '${text}'.`,
-      "42604",
-      pos,
-    );
+  const invalid = () => parseError(pos, "INVALID_TYPED_LITERAL", { kind, text });
   switch (kind) {
     case "DATE": {
       const days = civilDays(text, DATE_LITERAL);

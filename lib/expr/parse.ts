@@ -5,7 +5,7 @@
  */
 
 import type { DataType } from "../delta/schema.ts";
-import { badRequest, SiltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import type { Expr, Query } from "./ast.ts";
 import { QueryParser } from "./query-parser.ts";
 
@@ -36,16 +36,10 @@ export function guard<T>(fn: () => T): T {
     if (e instanceof SiltError) throw e;
     if (e instanceof RangeError) {
       // A stack overflow the depth limit did not foresee: still the caller's input at fault.
-      throw badRequest(
-        "PARSE_SYNTAX_ERROR",
-        "Syntax error at or near end of input: the statement nests too deeply.",
-        "42601",
-      );
+      throw siltError("PARSE_SYNTAX_ERROR:END_INPUT_STATEMENT");
     }
-    throw new SiltError(
-      "INTERNAL_ERROR",
-      `The SQL parser failed unexpectedly: ${e instanceof Error ? e.message : String(e)}`,
-      500,
-    );
+    throw siltError("INTERNAL_ERROR:SQL_PARSER_FAILED", {
+      reason: e instanceof Error ? e.message : String(e),
+    });
   }
 }

@@ -8,7 +8,7 @@
 
 import { SiltError } from "../errors.ts";
 import type { Name, Pos } from "./ast.ts";
-import { Lexer, parseError, syntaxError, type Token, tokenDisplay } from "./lexer.ts";
+import { atPosition, Lexer, parseError, syntaxError, type Token, tokenDisplay } from "./lexer.ts";
 import { NO_IMPLICIT_ALIAS, STRICT_RESERVED } from "./sql-keywords.ts";
 
 /**
@@ -146,16 +146,7 @@ export class ParserBase {
         this.p++;
         text += `-${this.next().text}`;
       }
-      throw parseError(
-        "INVALID_IDENTIFIER",
-        `The unquoted identifier ${text} is invalid and must be back quoted as: \`${text}\`.\n` +
-          "Unquoted identifiers can only contain ASCII letters ('a' - 'z', 'A' - 'Z'), digits " +
-          "('0' - '9'), and underbar ('_').\nUnquoted identifiers must also not start with a " +
-          "digit.\nDifferent data sources and meta stores may impose additional restrictions on " +
-          "valid identifiers.",
-        "42602",
-        t.pos,
-      );
+      throw parseError(t.pos, "INVALID_IDENTIFIER:ALSO_START_DIGIT", { text });
     }
     return name;
   }
@@ -215,7 +206,7 @@ export function withPos<T>(pos: Pos, fn: () => T): T {
     return fn();
   } catch (e) {
     if (e instanceof SiltError && e.status === 400) {
-      throw parseError(e.errorClass, e.message, e.sqlstate ?? "42601", pos);
+      throw atPosition(e, pos);
     }
     throw e;
   }

@@ -17,6 +17,7 @@ import {
   MAX_DECIMAL_PRECISION,
   sparkTypeName,
 } from "../delta/schema.ts";
+import { type SiltError, siltError } from "../errors.ts";
 import { quoteIfNeeded } from "../values/identifiers.ts";
 import type { SqlType } from "./ast.ts";
 
@@ -398,22 +399,20 @@ export function castMismatch(
   from: SqlType,
   to: SqlType,
   tryCast: boolean,
-): { sub: string; detail: string } {
-  const f = quotedType(from);
-  const t = quotedType(to);
-  const withFunctions = (names: string) => ({
-    sub: "CAST_WITH_FUNC_SUGGESTION",
-    detail: `cannot cast ${f} to ${t}.\nTo convert values from ${f} to ${t}, you can use the functions ${names} instead.`,
-  });
+  sqlExpr: string,
+): SiltError {
+  const types = { sqlExpr, srcType: quotedType(from), targetType: quotedType(to) };
+  const withFunctions = (functionNames: string) =>
+    siltError("DATATYPE_MISMATCH.CAST_WITH_FUNC_SUGGESTION", { ...types, functionNames });
   if (isNumeric(from) && to === "date") return withFunctions("`DATE_FROM_UNIX_DATE`");
   if (from === "date" && isNumeric(to)) return withFunctions("`UNIX_DATE`");
   if (!tryCast && canLegacyCast(from, to)) {
-    return {
-      sub: "CAST_WITH_CONF_SUGGESTION",
-      detail: `cannot cast ${f} to ${t} with ANSI mode on.\nIf you have to cast ${f} to ${t}, you can set ${ANSI_CONF} as 'false'.`,
-    };
+    return siltError("DATATYPE_MISMATCH.CAST_WITH_CONF_SUGGESTION", {
+      ...types,
+      config: ANSI_CONF,
+    });
   }
-  return { sub: "CAST_WITHOUT_SUGGESTION", detail: `cannot cast ${f} to ${t}.` };
+  return siltError("DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION", types);
 }
 
 /** Cast.canANSIStoreAssign: what a function argument may be implicitly cast from. */

@@ -21,9 +21,8 @@ import {
   type StructType,
   toArrowType,
 } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { implicitCast, prettySql, type Typed } from "../expr/analyze.ts";
-import { dataTypeMismatch } from "../expr/ansi-errors.ts";
 import { type EvalContext, evaluate } from "../expr/evaluate.ts";
 import { canAnsiCast, canStoreAssign, castMismatch, sameType, sqlTypeName } from "../expr/types.ts";
 
@@ -65,11 +64,10 @@ function planLevel(
 ): ColumnPlan[] {
   for (const a of assignments) {
     if (!fields.some((f) => sameName(f.name, a.path[0]))) {
-      throw badRequest(
-        "DELTA_MISSING_SET_COLUMN",
-        `${[...prefix, a.path[0]].join(".")} column not found given columns: ${fields.map((f) => [...prefix, f.name].join(".")).join(", ")}.`,
-        "42703",
-      );
+      throw siltError("DELTA_MISSING_SET_COLUMN", {
+        column: [...prefix, a.path[0]].join("."),
+        fields: fields.map((f) => [...prefix, f.name].join(".")).join(", "),
+      });
     }
   }
   return fields.map((field, index) => {
@@ -83,21 +81,18 @@ function planLevel(
     const whole = mine.find((a) => a.path.length === 1);
     if (whole !== undefined) {
       if (mine.length > 1) {
-        throw badRequest(
-          "DELTA_CONFLICT_SET_COLUMN",
-          `There is a conflict from these SET columns: [${mine.map((a) => [...prefix, ...a.path].join(".")).join(", ")}].`,
-          "42701",
-        );
+        throw siltError("DELTA_CONFLICT_SET_COLUMN", {
+          mine: mine.map((a) => [...prefix, ...a.path].join(".")).join(", "),
+        });
       }
       return convert(whole.value, field.type, [...prefix, field.name], evolve);
     }
     const st = field.type;
     if (typeof st !== "object" || st.type !== "struct") {
-      throw badRequest(
-        "DELTA_UPDATE_NON_STRUCT_TYPE_FIELD",
-        `Updating nested fields is only supported for StructType, but you are trying to update a field of \`${[...prefix, field.name].join(".")}\`, which is of type: ${sqlTypeName(st)}.`,
-        "0AKDC",
-      );
+      throw siltError("DELTA_UPDATE_NON_STRUCT_TYPE_FIELD", {
+        field: [...prefix, field.name].join("."),
+        st: sqlTypeName(st),
+      });
     }
     const inner = mine.map((a) => ({ path: a.path.slice(1), value: a.value }));
     const innerBase = (f: StructField): Typed | undefined =>
@@ -147,11 +142,10 @@ export function convert(
   ) {
     const missing = from.fields.some((f) => !target.fields.some((t) => sameName(t.name, f.name)));
     if (missing || (from.fields.length !== target.fields.length && !allowStructEvolution)) {
-      throw badRequest(
-        "DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION",
-        `Cannot cast ${sqlTypeName(from)} to ${sqlTypeName(target)}. All nested columns must match.`,
-        "42846",
-      );
+      throw siltError("DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION", {
+        from: sqlTypeName(from),
+        target: sqlTypeName(target),
+      });
     }
     return {
       kind: "struct",
@@ -180,8 +174,7 @@ export function convert(
     };
     return { kind: "expr", typed: cast, target };
   }
-  const { sub, detail } = castMismatch(from, target, false);
-  throw dataTypeMismatch(sub, sql, detail);
+  throw castMismatch(from, target, false, sql);
 }
 
 /** The plan's column over a batch (step 3), in the Arrow type of the target column. */
@@ -247,11 +240,7 @@ export function tableOf(fields: readonly StructField[], columns: arrow.Data[], n
 export function checkNotNull(fields: readonly StructField[], columns: arrow.Data[]): void {
   fields.forEach((f, i) => {
     if (!f.nullable && columns[i].nullCount > 0) {
-      throw badRequest(
-        "DELTA_NOT_NULL_CONSTRAINT_VIOLATED",
-        `NOT NULL constraint violated for column: ${f.name}.`,
-        "23502",
-      );
+      throw siltError("DELTA_NOT_NULL_CONSTRAINT_VIOLATED", { path: f.name });
     }
   });
 }

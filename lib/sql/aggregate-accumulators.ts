@@ -7,7 +7,7 @@
  * skipped; no live row → NULL.
  */
 
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { Typed } from "../expr/analyze.ts";
 import type { SqlType } from "../expr/ast.ts";
 import { fromScalar } from "../expr/scalar-json.ts";
@@ -35,11 +35,7 @@ export function accumulatorFor(node: AggregateNode): Accumulator {
     case "max":
       return new MinMax(node.name === "min", node.type);
     default:
-      throw badRequest(
-        "UNSUPPORTED_FEATURE.AGGREGATE",
-        `The aggregate function ${node.name} is not supported by Silt yet.`,
-        "0A000",
-      );
+      throw siltError("UNSUPPORTED_FEATURE.AGGREGATE", { name: node.name });
   }
 }
 

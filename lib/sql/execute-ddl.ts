@@ -5,7 +5,7 @@
 import { qualifyNameParts } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import { sparkTypeName } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { Statement } from "../expr/ast.ts";
 import { assertDeltaFormat, createTable } from "../ops/create-table.ts";
 import { describeDetail } from "../ops/detail.ts";
@@ -129,10 +129,7 @@ export async function executeCreateTable(
 export function checkManagedDelta(name: string[], using: string | undefined, location?: string) {
   assertDeltaFormat(name.join("."), using);
   if (location !== undefined) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Managed table ${name.join(".")} cannot have a LOCATION: the catalog allocates it. Remove the LOCATION clause.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:MANAGED_TABLE_LOCATION", { name: name.join(".") });
   }
 }
 
@@ -160,11 +157,7 @@ async function show(
     case "schemas": {
       const catalog = st.in?.[0] ?? session.defaults.catalog;
       if (catalog === undefined) {
-        throw badRequest(
-          "INVALID_SCHEMA_OR_RELATION_NAME",
-          "SHOW SCHEMAS needs a catalog: write SHOW SCHEMAS IN <catalog>, or send a default catalog.",
-          "42602",
-        );
+        throw siltError("INVALID_SCHEMA_OR_RELATION_NAME:SHOW_SCHEMAS_NEEDS_CATALOG");
       }
       const listed = await listSchemas(ctx, catalog);
       result = {

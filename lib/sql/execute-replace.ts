@@ -18,7 +18,7 @@ import type { SiltContext } from "../context.ts";
 import { valuesToArrow } from "../data/json-to-arrow.ts";
 import { combineChunks } from "../data/kernels.ts";
 import type { DataType } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { analyze, expressionSql } from "../expr/analyze.ts";
 import type { Expr, Statement } from "../expr/ast.ts";
 import { evaluateScalar } from "../expr/evaluate.ts";
@@ -51,11 +51,7 @@ export async function executeCreateOrReplace(
 ): Promise<SqlResult> {
   checkManagedDelta(st.name, st.using, st.location);
   if (st.columns !== undefined && st.asQuery !== undefined) {
-    throw badRequest(
-      "_LEGACY_ERROR_TEMP_0035",
-      "Operation not allowed: Schema may not be specified in a Create Table As Select (CTAS) statement.",
-      "42000",
-    );
+    throw siltError("_LEGACY_ERROR_TEMP_0035");
   }
   const query = st.asQuery;
   const result = await createOrReplaceTable(ctx, {
@@ -94,11 +90,9 @@ export async function executeCreateOrReplace(
 function queryColumns(r: Relation) {
   return r.fields.map((f) => {
     if (f.type === "null") {
-      throw badRequest(
-        "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE",
-        `The Delta datasource doesn't support the column ${quoteIdent(f.name)} of the type "VOID". Cast the NULL to a type, e.g. CAST(NULL AS STRING).`,
-        "0A000",
-      );
+      throw siltError("UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE:E_G_STRING", {
+        name: quoteIdent(f.name),
+      });
     }
     return { name: f.name, type: f.type as DataType, nullable: true };
   });
@@ -187,11 +181,7 @@ function staticPartitions(t: OpenTable, st: InsertStatement, session: SqlSession
   for (const entry of st.partitionSpec ?? []) {
     const column = partitionColumns.find((p) => p.toLowerCase() === entry.column.toLowerCase());
     if (column === undefined) {
-      throw badRequest(
-        "NON_PARTITION_COLUMN",
-        `PARTITION clause cannot contain the non-partition column: ${quoteIdent(entry.column)}.`,
-        "42000",
-      );
+      throw siltError("NON_PARTITION_COLUMN", { column: quoteIdent(entry.column) });
     }
     if (entry.value === undefined) continue;
     const typed = analyze(entry.value, { relations: [] });
@@ -251,16 +241,16 @@ function alignToTable(
 
 function arity(table: string, target: number, data: number) {
   return data < target
-    ? badRequest(
-        "DELTA_INSERT_COLUMN_ARITY_MISMATCH",
-        `Cannot write to '${table}', not enough data columns; target table has ${target} column(s) but the inserted data has ${data} column(s).`,
-        "42802",
-      )
-    : badRequest(
-        "INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS",
-        `Cannot write to '${table}', the reason is too many data columns: target table has ${target} column(s) but the inserted data has ${data} column(s).`,
-        "21S01",
-      );
+    ? siltError("DELTA_INSERT_COLUMN_ARITY_MISMATCH:COLUMNS", {
+        table,
+        namesCount: target,
+        got: data,
+      })
+    : siltError("INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS:TARGET_COLUMN_S", {
+        table,
+        target,
+        data,
+      });
 }
 
 export const RESTORE_COLUMNS = [
@@ -283,11 +273,7 @@ export async function executeRestore(
     const typed = analyze(st.timestamp, { relations: [] });
     const v = evaluateScalar(typed, { now: BigInt(session.now) * 1000n });
     if (v === null) {
-      throw badRequest(
-        "DELTA_TIMESTAMP_INVALID",
-        `The provided timestamp (${expressionSql(st.timestamp)}) cannot be converted to a valid timestamp.`,
-        "42816",
-      );
+      throw siltError("DELTA_TIMESTAMP_INVALID", { text: expressionSql(st.timestamp) });
     }
     if (typed.type === "string") timestamp = String(v);
     else if (typeof v === "bigint") timestamp = Number(v / 1000n);

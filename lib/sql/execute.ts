@@ -11,7 +11,7 @@
 import * as arrow from "apache-arrow";
 import type { SiltContext } from "../context.ts";
 import { sparkTypeName } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { Statement } from "../expr/ast.ts";
 import { appendRows } from "../ops/append.ts";
 import { displayName, openTable } from "../ops/open-table.ts";
@@ -162,25 +162,21 @@ async function executeInsert(
 
 function arity(table: string, target: number, data: number) {
   return data < target
-    ? badRequest(
-        "DELTA_INSERT_COLUMN_ARITY_MISMATCH",
-        `Cannot write to '${table}', not enough data columns; target table has ${target} column(s) but the inserted data has ${data} column(s).`,
-        "42802",
-      )
-    : badRequest(
-        "INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS",
-        `Cannot write to '${table}', the reason is too many data columns: target table has ${target} column(s) but the inserted data has ${data} column(s).`,
-        "21S01",
-      );
+    ? siltError("DELTA_INSERT_COLUMN_ARITY_MISMATCH:COLUMNS", {
+        table,
+        namesCount: target,
+        got: data,
+      })
+    : siltError("INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS:TARGET_COLUMN_S", {
+        table,
+        target,
+        data,
+      });
 }
 
 function executeSet(st: Extract<Statement, { kind: "set" }>): SqlResult {
   if (st.key === "__use__" || st.key === "__use_catalog__") {
-    throw badRequest(
-      "UNSUPPORTED_FEATURE.USE",
-      `Silt's SQL endpoint is stateless: instead of USE ${st.value}, send "catalog" and "schema" with each request, or qualify table names.`,
-      "0A000",
-    );
+    throw siltError("UNSUPPORTED_FEATURE.USE", { value: st.value });
   }
   // Session settings travel with each request ("conf"); SET only reports what was asked.
   return {

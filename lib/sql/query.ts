@@ -19,7 +19,7 @@ import { valuesToArrow } from "../data/json-to-arrow.ts";
 import { combineChunks, concatData, filterTable, sliceTable, takeRows } from "../data/kernels.ts";
 import type { ParquetFooter } from "../data/parquet.ts";
 import type { DataType, StructField } from "../delta/schema.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import {
   analyze,
   analyzePredicate,
@@ -81,11 +81,7 @@ async function run(env: Env, q: Query): Promise<Relation> {
     case "select":
       return runSelect(env, q);
     case "setOp":
-      throw badRequest(
-        "UNSUPPORTED_FEATURE.SET_OPERATION",
-        `${q.op.toUpperCase()} is not supported by Silt yet; run the queries separately.`,
-        "0A000",
-      );
+      throw siltError("UNSUPPORTED_FEATURE.SET_OPERATION", { op: q.op.toUpperCase() });
   }
 }
 
@@ -122,11 +118,7 @@ async function runSelect(env: Env, q: Extract<Query, { kind: "select" }>): Promi
       source = { ...source, table: filterTable(source.table, mask) };
     }
     if (q.having) {
-      throw badRequest(
-        "MISSING_GROUP_BY",
-        "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using OVER clauses.",
-        "42803",
-      );
+      throw siltError("MISSING_GROUP_BY");
     }
     out = project(env, source, q.items);
     orderInput = { relation: source, orderBy: q.orderBy };
@@ -179,11 +171,7 @@ async function fromRelation(
       return renameColumns(inner, from.columns, from.alias);
     }
     case "join":
-      throw badRequest(
-        "UNSUPPORTED_FEATURE.JOIN",
-        "Joins are not supported by Silt yet; query the tables separately.",
-        "0A000",
-      );
+      throw siltError("UNSUPPORTED_FEATURE.JOIN");
   }
 }
 
@@ -386,11 +374,7 @@ function valuesRelation(
   const width = rows[0]?.length ?? 0;
   rows.forEach((r, i) => {
     if (r.length !== width) {
-      throw badRequest(
-        "INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH",
-        `Invalid inline table. Inline table expected ${width} columns but found ${r.length} columns in row ${i}.`,
-        "42000",
-      );
+      throw siltError("INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH", { width, rCount: r.length, i });
     }
   });
   const empty: Scope = { relations: [] };
@@ -400,11 +384,9 @@ function valuesRelation(
   for (let c = 0; c < width; c++) {
     const type = widerCommonType(typed.map((r) => r[c].type));
     if (type === undefined) {
-      throw badRequest(
-        "INVALID_INLINE_TABLE.INCOMPATIBLE_TYPES_IN_INLINE_TABLE",
-        `Invalid inline table. Found incompatible types in the column \`col${c + 1}\` for inline table.`,
-        "42000",
-      );
+      throw siltError("INVALID_INLINE_TABLE.INCOMPATIBLE_TYPES_IN_INLINE_TABLE", {
+        ordinal: c + 1,
+      });
     }
     const values = typed.map((r) =>
       fromScalar(castTo(evaluateScalar(r[c], env.evalCtx), r[c].type, type), type),
@@ -417,11 +399,7 @@ function valuesRelation(
     children.push(columnData(values, type));
   }
   if (columns && columns.length !== width) {
-    throw badRequest(
-      "ASSIGNMENT_ARITY_MISMATCH",
-      `Number of column aliases does not match number of columns. Number of column aliases: ${columns.length}; number of columns: ${width}.`,
-      "42802",
-    );
+    throw siltError("ASSIGNMENT_ARITY_MISMATCH", { columnsCount: columns.length, width });
   }
   return {
     fields,
@@ -461,11 +439,10 @@ function renameColumns(
   alias: string | undefined,
 ): Relation {
   if (columns && columns.length !== r.fields.length) {
-    throw badRequest(
-      "ASSIGNMENT_ARITY_MISMATCH",
-      `Number of column aliases does not match number of columns. Number of column aliases: ${columns.length}; number of columns: ${r.fields.length}.`,
-      "42802",
-    );
+    throw siltError("ASSIGNMENT_ARITY_MISMATCH", {
+      columnsCount: columns.length,
+      width: r.fields.length,
+    });
   }
   const fields = r.fields.map((f, i) => ({ ...f, name: columns?.[i] ?? f.name }));
   const table = combineChunks(r.table);
@@ -512,11 +489,10 @@ function starColumns(source: Relation, qualifier: string[] | undefined): number[
     const matches =
       q.length <= own.length && q.every((p, i) => p === own[own.length - q.length + i]);
     if (!matches) {
-      throw badRequest(
-        "CANNOT_RESOLVE_STAR_EXPAND",
-        `Cannot resolve ${qualifier.map((p) => `\`${p}\``).join(".")}.* given input columns ${source.fields.map((f) => `\`${f.name}\``).join(", ")}.`,
-        "42704",
-      );
+      throw siltError("CANNOT_RESOLVE_STAR_EXPAND", {
+        qualifier: qualifier.map((p) => `\`${p}\``).join("."),
+        fields: source.fields.map((f) => `\`${f.name}\``).join(", "),
+      });
     }
   }
   return source.fields.map((_, i) => i);
@@ -617,11 +593,7 @@ async function aggregate(
   }
   for (const item of items) {
     if (item.expr.kind === "star") {
-      throw badRequest(
-        "MISSING_AGGREGATION",
-        "The non-aggregating expression * is based on columns which are not participating in the GROUP BY clause.",
-        "42803",
-      );
+      throw siltError("MISSING_AGGREGATION");
     }
   }
   const output = project(
@@ -669,11 +641,10 @@ function order(
       };
     }
     if (distinctOutput || input.table.numRows !== n) {
-      throw badRequest(
-        "UNRESOLVED_COLUMN.WITH_SUGGESTION",
-        `A column, variable, or function parameter with name ${expressionSql(o.expr)} cannot be resolved. Did you mean one of the following? [${out.fields.map((f) => `\`${f.name}\``).join(", ")}].`,
-        "42703",
-      );
+      throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION", {
+        key: expressionSql(o.expr),
+        suggestions: out.fields.map((f) => `\`${f.name}\``).join(", "),
+      });
     }
     const typed = analyze(o.expr, scopeFor(input));
     const values = arrowValues(
@@ -689,11 +660,10 @@ function order(
 function outputReference(out: Relation, e: Expr): number | undefined {
   if (e.kind === "literal" && typeof e.value === "number" && Number.isInteger(e.value)) {
     if (e.value < 1 || e.value > out.fields.length) {
-      throw badRequest(
-        "ORDER_BY_POS_OUT_OF_RANGE",
-        `ORDER BY position ${e.value} is not in select list (valid range is [1, ${out.fields.length}]).`,
-        "42805",
-      );
+      throw siltError("ORDER_BY_POS_OUT_OF_RANGE", {
+        value: e.value,
+        fieldsCount: out.fields.length,
+      });
     }
     return e.value - 1;
   }
@@ -710,11 +680,10 @@ function limitOffset(env: Env, r: Relation, limit?: Expr, offset?: Expr): Relati
     const v = evaluateScalar(analyze(e, { relations: [] }), env.evalCtx);
     const n = typeof v === "bigint" ? Number(v) : v;
     if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
-      throw badRequest(
-        "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
-        `The ${what} expression "${expressionSql(e)}" is invalid. The ${what} expression must be equal to or greater than 0.`,
-        "42K0E",
-      );
+      throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE:EXPRESSION_INVALID_EXPRESSION", {
+        what,
+        e: expressionSql(e),
+      });
     }
     return n;
   };

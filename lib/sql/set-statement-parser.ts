@@ -38,12 +38,5 @@ export function parseSet(sql: string, setTok: Token): Statement {
     if (bq) value = bq[1].replaceAll("``", "`");
     return { kind: "set", key, value, pos };
   }
-  throw parseError(
-    "INVALID_SET_SYNTAX",
-    "Expected format is 'SET', 'SET key', or 'SET key=value'. If you want to include special " +
-      "characters in key, or include semicolon in value, please use backquotes, e.g., " +
-      "SET `key`=`value`.",
-    "42000",
-    pos,
-  );
+  throw parseError(pos, "INVALID_SET_SYNTAX");
 }

@@ -25,6 +25,7 @@ import { Lexer, parseError, type Token } from "../expr/lexer.ts";
 import { guard } from "../expr/parse.ts";
 import { opt } from "../expr/parser-base.ts";
 import { QueryParser } from "../expr/query-parser.ts";
+import { NON_LAST_CLAUSE_OMITS_CONDITION } from "../ops/merge-plan.ts";
 import { quoteIdent, quoteIfNeeded } from "../values/identifiers.ts";
 import { parseSet } from "./set-statement-parser.ts";
 
@@ -59,12 +60,7 @@ class StatementParser extends QueryParser {
     while (this.atOp(";")) this.p++;
     const t = this.peek();
     if (t.kind === "eof") {
-      throw parseError(
-        "PARSE_EMPTY_STATEMENT",
-        "Syntax error, unexpected empty statement.",
-        "42617",
-        t.pos,
-      );
+      throw parseError(t.pos, "PARSE_EMPTY_STATEMENT");
     }
     const stmt = this.statementBody(t);
     while (this.acceptOp(";")) {
@@ -211,10 +207,8 @@ class StatementParser extends QueryParser {
     }
     if (partitionedBy.length > 0 && clusterBy !== undefined) {
       throw parseError(
-        "SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED",
-        "Cannot specify both CLUSTER BY and PARTITIONED BY.",
-        "42908",
         seen.get("CLUSTER BY") ?? pos,
+        "SPECIFY_CLUSTER_BY_WITH_PARTITIONED_BY_IS_NOT_ALLOWED",
       );
     }
     let asQuery: Query | undefined;
@@ -249,13 +243,10 @@ class StatementParser extends QueryParser {
       const given = new Set<string>();
       const descriptor = (label: string) => {
         if (given.has(label)) {
-          throw parseError(
-            "CREATE_TABLE_COLUMN_DESCRIPTOR_DUPLICATE",
-            `CREATE TABLE column ${quoteIdent(name)} specifies descriptor "${label}" more than ` +
-              "once, which is invalid.",
-            "42710",
-            start.pos,
-          );
+          throw parseError(start.pos, "CREATE_TABLE_COLUMN_DESCRIPTOR_DUPLICATE", {
+            name: quoteIdent(name),
+            label,
+          });
         }
         given.add(label);
       };
@@ -376,13 +367,10 @@ class StatementParser extends QueryParser {
     const given = new Set<string>();
     const descriptor = (label: string) => {
       if (given.has(label)) {
-        throw parseError(
-          "ALTER_TABLE_COLUMN_DESCRIPTOR_DUPLICATE",
-          `ALTER TABLE ADD column ${quoteIdent(name)} specifies descriptor "${label}" ` +
-            "more than once, which is invalid.",
-          "42710",
-          start.pos,
-        );
+        throw parseError(start.pos, "ALTER_TABLE_COLUMN_DESCRIPTOR_DUPLICATE", {
+          name: quoteIdent(name),
+          label,
+        });
       }
       given.add(label);
     };
@@ -723,12 +711,7 @@ class StatementParser extends QueryParser {
       checkMergeOrder(clauses, when.pos, unconditioned);
     }
     if (clauses.length === 0) {
-      throw parseError(
-        "MERGE_WITHOUT_WHEN",
-        "There must be at least one WHEN clause in a MERGE statement.",
-        "42601",
-        this.peek().pos,
-      );
+      throw parseError(this.peek().pos, "MERGE_WITHOUT_WHEN");
     }
     return {
       kind: "merge",
@@ -879,16 +862,11 @@ class StatementParser extends QueryParser {
 }
 
 function duplicateClause(label: string, pos: Pos) {
-  return parseError(
-    "DUPLICATE_CLAUSES",
-    `Found duplicate clauses: ${label}. Please, remove one of them.`,
-    "42614",
-    pos,
-  );
+  return parseError(pos, "DUPLICATE_CLAUSES", { label });
 }
 
 function duplicateKey(key: string, pos: Pos) {
-  return parseError("DUPLICATE_KEY", `Found duplicate keys ${quoteIdent(key)}.`, "23505", pos);
+  return parseError(pos, "DUPLICATE_KEY", { key: quoteIdent(key) });
 }
 
 /**
@@ -902,19 +880,7 @@ function checkMergeOrder(
 ): void {
   const last = clauses[clauses.length - 1];
   if (unconditioned[last.kind] > 0) {
-    const [errorClass, what] =
-      last.kind === "matched"
-        ? ["NON_LAST_MATCHED_CLAUSE_OMIT_CONDITION", "MATCHED"]
-        : last.kind === "notMatched"
-          ? ["NON_LAST_NOT_MATCHED_BY_TARGET_CLAUSE_OMIT_CONDITION", "NOT MATCHED [BY TARGET]"]
-          : ["NON_LAST_NOT_MATCHED_BY_SOURCE_CLAUSE_OMIT_CONDITION", "NOT MATCHED BY SOURCE"];
-    throw parseError(
-      errorClass,
-      `When there are more than one ${what} clauses in a MERGE statement, only the last ${what} ` +
-        "clause can omit the condition.",
-      "42613",
-      pos,
-    );
+    throw parseError(pos, NON_LAST_CLAUSE_OMITS_CONDITION[last.kind]);
   }
   if (last.condition === undefined) unconditioned[last.kind]++;
 }
