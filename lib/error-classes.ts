@@ -1395,12 +1395,10 @@ export const ERROR_CLASSES = {
     messages: {
       KEEPS_MANAGED_TABLES:
         "Silt keeps managed tables only; table-type {tableType} is not supported.",
-      RENAME_TABLES_YET: "Silt cannot rename tables yet.",
       CONVERT_TABLES_ICEBERG:
         "Silt does not convert tables to Iceberg (UniForm); commit without 'uniform'.",
-      RENAME_CATALOG_CHANGE:
-        "Silt cannot rename a catalog or change its comment or properties yet.",
-      RENAME_SCHEMA_CHANGE: "Silt cannot rename a schema or change its comment or properties yet.",
+      RENAME_NAMESPACE:
+        "Silt cannot rename a {kind} ({current} to {newName}) yet: its tables are kept under its name. Change the comment or properties, or create a new {kind}.",
       KEEPS_MANAGED_TABLES_TABLE:
         "Silt keeps managed tables only; table_type {tableType} is not supported. Create a MANAGED table.",
     },

@@ -20,7 +20,7 @@ import {
 import type { SiltContext } from "../context.ts";
 import { arrowToRows } from "../data/arrow-to-json.ts";
 import { sparkTypeName } from "../delta/schema.ts";
-import { SiltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import { appendRows } from "../ops/append.ts";
 import { createTable } from "../ops/create-table.ts";
 import { describeDetail } from "../ops/detail.ts";
@@ -127,23 +127,12 @@ export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
     const known =
       err instanceof SiltError
         ? err
-        : new SiltError(
-            "INTERNAL_ERROR",
-            `An internal error occurred. Quote request id ${c.get("requestId")} when reporting it.`,
-            500,
-          );
+        : siltError("INTERNAL_ERROR:INTERNAL_ERROR_OCCURRED", { requestId: c.get("requestId") });
     return errorResponse(c, known);
   });
 
   app.notFound((c) =>
-    errorResponse(
-      c,
-      new SiltError(
-        "NOT_FOUND",
-        `No route for ${c.req.method} ${c.req.path}. See the README for the API.`,
-        404,
-      ),
-    ),
+    errorResponse(c, siltError("NOT_FOUND", { method: c.req.method, path: c.req.path })),
   );
 
   // Ahead of the middleware below, so it answers without a caller: it reveals nothing.

@@ -5,7 +5,7 @@
 import * as arrow from "apache-arrow";
 import type { Context } from "hono";
 import { locationUri, type SiltContext } from "../context.ts";
-import { badRequest, SiltError } from "../errors.ts";
+import { type SiltError, siltError } from "../errors.ts";
 import type { ColumnSpec } from "../ops/create-table.ts";
 import type { InputRows } from "../ops/input-rows.ts";
 import { asObject, type Json, optionalBoolean, optionalString, requiredString } from "./request.ts";
@@ -32,30 +32,20 @@ export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 /** 413 for a body over MAX_BODY_BYTES, pointing to the S3 paths big inputs take instead. */
 export function payloadTooLarge(ctx: SiltContext): SiltError {
   const ingest = `${locationUri(ctx, "ingest")}/<catalog>/<schema>/<table>/`;
-  return new SiltError(
-    "PAYLOAD_TOO_LARGE",
-    `The request body is larger than ${MAX_BODY_BYTES} bytes (6 MiB), the most a request to ` +
-      `Silt may carry. Upload big inputs to S3 instead: Parquet, CSV or JSON-lines objects ` +
-      `written under ${ingest} are appended to that table, and a MERGE takes its source as ` +
-      `objects under ingest/ ("source": {"parquet": "ingest/..."}).`,
-    413,
-  );
+  return siltError("PAYLOAD_TOO_LARGE", { MAX_BODY_BYTES, ingest });
 }
 
 export async function jsonBody(c: Context<Env>, allowEmpty = false): Promise<Json> {
   const text = await c.req.text();
   if (text.trim() === "") {
     if (allowEmpty) return {};
-    throw badRequest("INVALID_REQUEST", "The request needs a JSON body.");
+    throw siltError("INVALID_REQUEST:REQUEST_NEEDS_JSON");
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw badRequest(
-      "MALFORMED_REQUEST",
-      `The request body is not valid JSON: ${(err as Error).message}`,
-    );
+    throw siltError("MALFORMED_REQUEST:REQUEST_BODY_VALID", { message: (err as Error).message });
   }
   return asObject(parsed);
 }
@@ -77,10 +67,7 @@ export function dropFlags(c: Context<Env>) {
 export function columnsOf(body: Json): ColumnSpec[] {
   const columns = body.columns;
   if (!Array.isArray(columns)) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      `Field 'columns' must be an array like [{"name": "id", "type": "INT"}].`,
-    );
+    throw siltError("INVALID_REQUEST:FIELD_COLUMNS_ARRAY");
   }
   return columns.map((raw, i) => {
     const col = asObject(raw, `column ${i + 1}`);
@@ -99,18 +86,12 @@ export async function rowsInput(c: Context<Env>): Promise<InputRows> {
     try {
       return { arrow: arrow.tableFromIPC(bytes) };
     } catch (err) {
-      throw badRequest(
-        "MALFORMED_REQUEST",
-        `The body is not a valid Arrow IPC stream: ${(err as Error).message}`,
-      );
+      throw siltError("MALFORMED_REQUEST:BODY_VALID_ARROW", { message: (err as Error).message });
     }
   }
   const body = await jsonBody(c);
   if (!Array.isArray(body.rows)) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      `Field 'rows' is required: an array of rows, each an object keyed by column name or an array in column order.`,
-    );
+    throw siltError("INVALID_REQUEST:FIELD_ROWS_REQUIRED");
   }
   return { rows: body.rows };
 }

@@ -21,7 +21,7 @@
 import { createHash } from "node:crypto";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Context, MiddlewareHandler } from "hono";
-import { badRequest, conflict, SiltError } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { ensureTable } from "../kv/dynamo-item-store.ts";
 import {
   attributeNotExists,
@@ -117,10 +117,7 @@ export function idempotencyMiddleware(
     const callerKey = c.req.header(IDEMPOTENCY_HEADER);
     if ((method !== "POST" && method !== "DELETE") || callerKey === undefined) return next();
     if (callerKey.trim() === "" || callerKey.length > MAX_KEY_LENGTH) {
-      throw badRequest(
-        "INVALID_IDEMPOTENCY_KEY",
-        `Header Idempotency-Key must be 1 to ${MAX_KEY_LENGTH} characters (a UUID is typical).`,
-      );
+      throw siltError("INVALID_IDEMPOTENCY_KEY", { MAX_KEY_LENGTH });
     }
     // Step 1.
     const url = new URL(c.req.url);
@@ -131,18 +128,11 @@ export function idempotencyMiddleware(
     const claim = await store.claim(key, fingerprint);
     switch (claim.kind) {
       case "mismatch":
-        throw new SiltError(
-          "IDEMPOTENCY_KEY_REUSED",
-          `Idempotency-Key ${JSON.stringify(callerKey)} was already used for a different request ` +
-            "to this route; use a new key for a new request.",
-          422,
-        );
+        throw siltError("IDEMPOTENCY_KEY_REUSED", { callerKey: JSON.stringify(callerKey) });
       case "inProgress":
-        throw conflict(
-          "IDEMPOTENCY_REQUEST_IN_PROGRESS",
-          `A request with Idempotency-Key ${JSON.stringify(callerKey)} is in progress; retry ` +
-            "after it finishes to get its result.",
-        );
+        throw siltError("IDEMPOTENCY_REQUEST_IN_PROGRESS", {
+          callerKey: JSON.stringify(callerKey),
+        });
       case "completed":
         c.res = new Response(claim.body, {
           status: claim.status,

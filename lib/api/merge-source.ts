@@ -27,7 +27,7 @@ import {
   type StructType,
 } from "../delta/schema.ts";
 import { parseSparkTypeName } from "../delta/type-name-parser.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { toTableRows } from "../ops/input-rows.ts";
 import type { MergeSource } from "../ops/merge-plan.ts";
 import { runQuery } from "../sql/query.ts";
@@ -100,10 +100,7 @@ export async function loadMergeSource(
     try {
       table = arrow.tableFromIPC(Buffer.from(spec.arrow, "base64"));
     } catch (err) {
-      throw badRequest(
-        "MALFORMED_REQUEST",
-        `Field 'source.arrow' is not a base64 Arrow IPC stream: ${(err as Error).message}`,
-      );
+      throw siltError("MALFORMED_REQUEST:FIELD_SOURCE_ARROW", { message: (err as Error).message });
     }
     return typed(table, qualifier);
   }
@@ -115,7 +112,7 @@ export async function loadMergeSource(
   }
   if ("rows" in spec) {
     if (!Array.isArray(spec.rows)) {
-      throw badRequest("INVALID_REQUEST", "Field 'source.rows' must be an array of rows.");
+      throw siltError("INVALID_REQUEST:FIELD_SOURCE_ROWS");
     }
     return untyped(spec.rows, sourceColumns(body), opts.target, qualifier);
   }
@@ -129,11 +126,11 @@ export async function loadMergeSource(
         try {
           return JSON.parse(line) as unknown;
         } catch (err) {
-          throw badRequest(
-            "MALFORMED_RECORD_IN_PARSING",
-            `Malformed records are detected in record parsing: line ${i + 1} of ${spec.json} is not JSON (${(err as Error).message}).`,
-            "22023",
-          );
+          throw siltError("MALFORMED_RECORD_IN_PARSING:LINE_JSON", {
+            ordinal: i + 1,
+            json: spec.json,
+            message: (err as Error).message,
+          });
         }
       });
     return untyped(rows, sourceColumns(body), opts.target, qualifier);
@@ -143,7 +140,7 @@ export async function loadMergeSource(
     const text = new TextDecoder().decode(await ingestObject(ctx, spec.csv));
     const delimiter = optionalString(body, "delimiter") ?? ",";
     if (delimiter.length !== 1) {
-      throw badRequest("INVALID_REQUEST", "Field 'source.delimiter' must be one character.");
+      throw siltError("INVALID_REQUEST:FIELD_SOURCE_DELIMITER");
     }
     const records = parseCsv(text, delimiter, spec.csv);
     const header = optionalBoolean(body, "header") ?? true;
@@ -160,10 +157,7 @@ export async function loadMergeSource(
       qualifier,
     };
   }
-  throw badRequest(
-    "INVALID_REQUEST",
-    "Field 'source' must have one of: rows, arrow, table, parquet, csv, json.",
-  );
+  throw siltError("INVALID_REQUEST:FIELD_SOURCE_ONE");
 }
 
 const POS = { line: 0, column: 0 };
@@ -173,10 +167,7 @@ function sourceColumns(body: Json): SourceColumn[] | undefined {
   const v = body.columns;
   if (v === undefined || v === null) return undefined;
   if (!Array.isArray(v)) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      `Field 'source.columns' must be an array like [{"name": "id", "type": "INT"}].`,
-    );
+    throw siltError("INVALID_REQUEST:FIELD_SOURCE_COLUMNS");
   }
   return v.map((raw, i) => {
     const c = asObject(raw, `source column ${i + 1}`);
@@ -209,10 +200,7 @@ function untyped(
     const seen = new Map<string, string>();
     rows.forEach((row, i) => {
       if (row === null || typeof row !== "object" || Array.isArray(row)) {
-        throw badRequest(
-          "INVALID_REQUEST",
-          `Source row ${i} is not an object; rows given as arrays need 'source.columns'.`,
-        );
+        throw siltError("INVALID_REQUEST:SOURCE_ROW_OBJECT", { i });
       }
       for (const k of Object.keys(row))
         if (!seen.has(k.toLowerCase())) seen.set(k.toLowerCase(), k);
@@ -259,10 +247,7 @@ function inferType(rows: unknown[], name: string): DataType {
     else if (typeof v === "number") t = Number.isInteger(v) ? "long" : "double";
     else if (typeof v === "string") t = "string";
     else {
-      throw badRequest(
-        "INVALID_REQUEST",
-        `Source column '${name}' holds nested values; declare its type in 'source.columns'.`,
-      );
+      throw siltError("INVALID_REQUEST:SOURCE_COLUMN_HOLDS", { name });
     }
     if (type === undefined || type === t) type = t;
     else if ((type === "long" && t === "double") || (type === "double" && t === "long"))
@@ -279,10 +264,7 @@ async function ingestObject(ctx: SiltContext, key: string): Promise<Uint8Array> 
     !key.startsWith(INGEST_PREFIX) ||
     key.split("/").some((part) => part === ".." || part === ".")
   ) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      `Source object keys must lie under '${INGEST_PREFIX}' in the bucket (got ${JSON.stringify(key)}).`,
-    );
+    throw siltError("INVALID_REQUEST:SOURCE_OBJECT_KEYS", { key: JSON.stringify(key) });
   }
   const [catalog, schema, table, ...file] = key.slice(INGEST_PREFIX.length).split("/");
   if (file.length > 0 && ctx.enforcePrivileges) {
@@ -292,7 +274,7 @@ async function ingestObject(ctx: SiltContext, key: string): Promise<Uint8Array> 
     return await ctx.store.get(key);
   } catch (err) {
     if (err instanceof ObjectNotFoundError) {
-      throw badRequest("PATH_NOT_FOUND", `Path does not exist: ${key}.`, "42K03");
+      throw siltError("PATH_NOT_FOUND", { key });
     }
     throw err;
   }

@@ -2,13 +2,13 @@
  * Request-body checks shared by every route: each failure names the field and what was expected,
  * so a caller can fix the request without reading our source.
  */
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 
 export type Json = Record<string, unknown>;
 
 export function asObject(body: unknown, what = "request body"): Json {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw badRequest("INVALID_REQUEST", `The ${what} must be a JSON object.`);
+    throw siltError("INVALID_REQUEST:JSON_OBJECT", { what });
   }
   return body as Json;
 }
@@ -16,10 +16,7 @@ export function asObject(body: unknown, what = "request body"): Json {
 export function requiredString(body: Json, field: string): string {
   const v = body[field];
   if (typeof v !== "string" || v.length === 0) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      `Field '${field}' is required and must be a non-empty string.`,
-    );
+    throw siltError("INVALID_REQUEST:FIELD_REQUIRED_NON", { field });
   }
   return v;
 }
@@ -27,8 +24,7 @@ export function requiredString(body: Json, field: string): string {
 export function optionalString(body: Json, field: string): string | undefined {
   const v = body[field];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== "string")
-    throw badRequest("INVALID_REQUEST", `Field '${field}' must be a string.`);
+  if (typeof v !== "string") throw siltError("INVALID_REQUEST:FIELD_STRING", { field });
   return v;
 }
 
@@ -38,7 +34,7 @@ export function optionalBoolean(body: Json, field: string): boolean | undefined 
   if (typeof v === "boolean") return v;
   if (v === "true") return true;
   if (v === "false") return false;
-  throw badRequest("INVALID_REQUEST", `Field '${field}' must be true or false.`);
+  throw siltError("INVALID_REQUEST:FIELD_TRUE_FALSE", { field });
 }
 
 export function optionalInteger(body: Json, field: string, min = 0): number | undefined {
@@ -46,7 +42,7 @@ export function optionalInteger(body: Json, field: string, min = 0): number | un
   if (v === undefined || v === null || v === "") return undefined;
   const n = typeof v === "string" ? Number(v) : v;
   if (typeof n !== "number" || !Number.isInteger(n) || n < min) {
-    throw badRequest("INVALID_REQUEST", `Field '${field}' must be an integer >= ${min}.`);
+    throw siltError("INVALID_REQUEST:FIELD_INTEGER", { field, min });
   }
   return n;
 }
@@ -60,7 +56,7 @@ export function optionalStringArray(body: Json, field: string): string[] | undef
       .map((s) => s.trim())
       .filter((s) => s !== "");
   if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
-    throw badRequest("INVALID_REQUEST", `Field '${field}' must be an array of strings.`);
+    throw siltError("INVALID_REQUEST:FIELD_ARRAY_STRINGS", { field });
   }
   return v as string[];
 }
@@ -73,7 +69,7 @@ export function optionalStringMap(body: Json, field: string): Record<string, str
   for (const [k, val] of Object.entries(obj)) {
     if (typeof val === "string") out[k] = val;
     else if (typeof val === "number" || typeof val === "boolean") out[k] = String(val);
-    else throw badRequest("INVALID_REQUEST", `Field '${field}.${k}' must be a string.`);
+    else throw siltError("INVALID_REQUEST:FIELD_STRING_2", { field, k });
   }
   return out;
 }

@@ -12,7 +12,7 @@
 import type { Hono } from "hono";
 import { temporaryTableCredentials } from "../auth/credentials.ts";
 import { getPermissions, securableFromPath, updatePermissions } from "../auth/permissions.ts";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { Operation } from "./app.ts";
 import { defaultsOf, type Env, jsonBody } from "./http.ts";
 import { asObject, optionalString } from "./request.ts";
@@ -55,10 +55,7 @@ export function registerPermissionRoutes(app: Hono<Env>, path: string): void {
     );
     const body = await jsonBody(c);
     if (!Array.isArray(body.changes) || body.changes.length === 0) {
-      throw badRequest(
-        "INVALID_REQUEST",
-        `Field 'changes' is required: a list like [{"principal": "alice", "add": ["SELECT"], "remove": []}].`,
-      );
+      throw siltError("INVALID_REQUEST:FIELD_CHANGES_REQUIRED");
     }
     const changes = body.changes.map((change, i) => asObject(change, `change ${i + 1}`));
     return c.json({

@@ -11,7 +11,7 @@
  * builder's whenMatchedUpdate(…).whenMatchedDelete(…) chain does.
  */
 import type { Hono } from "hono";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import type { Assignment, Expr, MergeClause, Name } from "../expr/ast.ts";
 import { parseExpression } from "../expr/parse.ts";
 import { deleteRows } from "../ops/delete.ts";
@@ -38,7 +38,7 @@ export function registerDmlRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>
       const body = await jsonBody(c);
       const set = asObject(body.set, "field 'set'");
       if (Object.keys(set).length === 0) {
-        throw badRequest("INVALID_REQUEST", "Field 'set' needs at least one column.");
+        throw siltError("INVALID_REQUEST:FIELD_SET_NEEDS");
       }
       const assignments: Assignment[] = Object.entries(set).map(([column, value]) => ({
         column: columnName(column, "set"),
@@ -100,7 +100,7 @@ export function registerDmlRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>
 
 function expression(text: unknown, field: string): Expr {
   if (typeof text !== "string" || text.trim() === "") {
-    throw badRequest("INVALID_REQUEST", `Field '${field}' must be a SQL expression string.`);
+    throw siltError("INVALID_REQUEST:FIELD_SQL_EXPRESSION", { field });
   }
   return parseExpression(text);
 }
@@ -114,10 +114,7 @@ function optionalExpression(body: Json, field: string): Expr | undefined {
 function columnName(text: string, field: string): Name {
   const e = expression(text, `${field} key`);
   if (e.kind !== "column") {
-    throw badRequest(
-      "INVALID_REQUEST",
-      `Field '${field}' has key ${JSON.stringify(text)}, which is not a column name.`,
-    );
+    throw siltError("INVALID_REQUEST:FIELD_KEY_COLUMN", { field, text: JSON.stringify(text) });
   }
   return e.name;
 }
@@ -141,10 +138,10 @@ function assignments(map: unknown, field: string): Assignment[] {
 function actionOf(clause: Json, allowed: string[], field: string): string {
   const present = allowed.filter((k) => clause[k] !== undefined && clause[k] !== false);
   if (present.length !== 1) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      `Each ${field} clause needs exactly one of ${allowed.map((k) => `'${k}'`).join(", ")}.`,
-    );
+    throw siltError("INVALID_REQUEST:EACH_CLAUSE_NEEDS", {
+      field,
+      allowed: allowed.map((k) => `'${k}'`).join(", "),
+    });
   }
   return present[0];
 }

@@ -8,7 +8,7 @@
  * `spark.databricks.delta.retentionDurationCheck.enabled` as the SQL endpoint's `conf` does.
  */
 import type { Hono } from "hono";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { parseExpression } from "../expr/parse.ts";
 import { optimizeTable } from "../ops/optimize.ts";
 import { vacuumTable } from "../ops/vacuum.ts";
@@ -51,15 +51,11 @@ export function registerMaintenanceRoutes(app: Hono<Env>, serves: ReadonlySet<Op
       const body = await jsonBody(c, true);
       const mode = optionalString(body, "mode")?.toLowerCase();
       if (mode !== undefined && mode !== "lite" && mode !== "full") {
-        throw badRequest(
-          "INVALID_REQUEST",
-          `"mode" must be "lite" or "full", got "${mode}".`,
-          "22023",
-        );
+        throw siltError("INVALID_REQUEST:MODE_LITE_FULL", { mode });
       }
       const retain = body.retainHours;
       if (retain !== undefined && retain !== null && typeof retain !== "number") {
-        throw badRequest("INVALID_REQUEST", '"retainHours" must be a number.', "22023");
+        throw siltError("INVALID_REQUEST:RETAINHOURS_NUMBER");
       }
       const check = optionalStringMap(body, "conf")?.[RETENTION_CHECK_CONF];
       const result = await vacuumTable(ctx, c.req.param("name"), {

@@ -12,7 +12,7 @@
  * travel as query parameters.
  */
 import type { Context, Hono } from "hono";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { parseExpression, parseQuery } from "../expr/parse.ts";
 import type { InputRows } from "../ops/input-rows.ts";
 import { overwriteRows } from "../ops/overwrite.ts";
@@ -109,20 +109,14 @@ export async function createOrReplaceRoute(c: Context<Env>, body: Json) {
   const ctx = c.get("ctx");
   const mode = (optionalString(body, "mode") ?? "create") as CreationMode;
   if (!["create", "createOrReplace", "replace"].includes(mode)) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      `Field 'mode' must be "create", "createOrReplace" or "replace", not "${mode}".`,
-    );
+    throw siltError("INVALID_REQUEST:FIELD_MODE_CREATE", { mode });
   }
   const query = optionalString(body, "query");
   if (query !== undefined && (body.rows !== undefined || body.columns !== undefined)) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      "Give either 'query' (its result defines the columns and rows) or 'columns' with optional 'rows', not both.",
-    );
+    throw siltError("INVALID_REQUEST:GIVE_EITHER_QUERY");
   }
   if (body.rows !== undefined && !Array.isArray(body.rows)) {
-    throw badRequest("INVALID_REQUEST", "Field 'rows' must be an array of rows.");
+    throw siltError("INVALID_REQUEST:FIELD_ROWS_ARRAY");
   }
   const defaults = defaultsOf(c, body);
   const rows = body.rows as unknown[] | undefined;
@@ -143,11 +137,9 @@ export async function createOrReplaceRoute(c: Context<Env>, body: Json) {
             const r = await runQuery(ctx, parseQuery(query), session);
             const columns = r.fields.map((f) => {
               if (f.type === "null") {
-                throw badRequest(
-                  "UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE",
-                  `The Delta datasource doesn't support the column \`${f.name}\` of the type "VOID". Cast the NULL to a type.`,
-                  "0A000",
-                );
+                throw siltError("UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE:DELTA_DATASOURCE_DOESN", {
+                  name: f.name,
+                });
               }
               return { name: f.name, type: f.type, nullable: true };
             });
@@ -166,10 +158,7 @@ async function writeRequest(c: Context<Env>): Promise<{ input: InputRows; params
   }
   const body = await jsonBody(c);
   if (!Array.isArray(body.rows)) {
-    throw badRequest(
-      "INVALID_REQUEST",
-      `Field 'rows' is required: an array of rows, each an object keyed by column name or an array in column order.`,
-    );
+    throw siltError("INVALID_REQUEST:FIELD_ROWS_REQUIRED");
   }
   return { input: { rows: body.rows }, params: body };
 }
@@ -186,8 +175,5 @@ function optionalTimestamp(body: Json): string | number | undefined {
   const v = body.timestamp;
   if (v === undefined || v === null) return undefined;
   if (typeof v === "string" || typeof v === "number") return v;
-  throw badRequest(
-    "INVALID_REQUEST",
-    "Field 'timestamp' must be a timestamp string ('2026-10-03 12:00:00', ISO-8601) or epoch milliseconds.",
-  );
+  throw siltError("INVALID_REQUEST:FIELD_TIMESTAMP_TIMESTAMP");
 }

@@ -8,7 +8,7 @@ import { createS3Client } from "../aws-clients.ts";
 import { arrowToRows } from "../data/arrow-to-json.ts";
 import { sparkTypeName } from "../delta/schema.ts";
 import { loadSnapshot } from "../delta/snapshot.ts";
-import { SiltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import { jsonLogger } from "../logger.ts";
 import { readSnapshotRows } from "../ops/read-files.ts";
 import { startLocalServer } from "../runtime/local-server.ts";
@@ -68,11 +68,7 @@ function localTokens(env: NodeJS.ProcessEnv): ReadonlyMap<string, string> | unde
   const mode = env.SILT_AUTH ?? "none";
   if (mode === "none") return undefined;
   if (mode === "token") return parseTokens(env.SILT_TOKENS);
-  throw new SiltError(
-    "SILT_MISCONFIGURED",
-    `SILT_AUTH for silt serve must be none or token (got ${JSON.stringify(mode)}); iam and jwt are for the deployed API.`,
-    500,
-  );
+  throw siltError("SILT_MISCONFIGURED:SILT_AUTH_SILT", { mode: JSON.stringify(mode) });
 }
 
 async function serveCommand(): Promise<number> {
@@ -109,11 +105,7 @@ async function readCommand(args: string[], write: (s: string) => void): Promise<
     },
   });
   if (positionals.length !== 1) {
-    throw new SiltError(
-      "INVALID_ARGUMENT",
-      "silt read needs exactly one table path or s3:// URI.",
-      2,
-    );
+    throw siltError("INVALID_ARGUMENT:SILT_READ_EXACTLY");
   }
   const { store, root } = openLocation(positionals[0]);
   const version =
@@ -148,11 +140,7 @@ async function readCommand(args: string[], write: (s: string) => void): Promise<
 function integerArg(flag: string, text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0) {
-    throw new SiltError(
-      "INVALID_ARGUMENT",
-      `${flag} needs a non-negative integer, got '${text}'.`,
-      2,
-    );
+    throw siltError("INVALID_ARGUMENT:NON_NEGATIVE_INTEGER", { flag, text });
   }
   return n;
 }

@@ -24,7 +24,7 @@ import { createHash } from "node:crypto";
 import { SendMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import type { Context, EventBridgeEvent, S3ObjectCreatedNotificationEventDetail } from "aws-lambda";
 import { createSqsClient } from "../aws-clients.ts";
-import { internal } from "../errors.ts";
+import { siltError } from "../errors.ts";
 import { jsonLogger, type Logger } from "../logger.ts";
 import { ingestTarget } from "../ops/ingest-keys.ts";
 import { required } from "./env.ts";
@@ -59,11 +59,7 @@ export async function enqueueObjectCreated(
 ): Promise<Enqueued | undefined> {
   const object = event.detail?.object;
   if (event.source !== "aws.s3" || event["detail-type"] !== "Object Created" || !object?.key) {
-    throw internal(
-      "INVALID_INGEST_EVENT",
-      `Expected an S3 "Object Created" event from EventBridge, got ${event.source} ` +
-        `"${event["detail-type"]}".`,
-    );
+    throw siltError("INVALID_INGEST_EVENT", { source: event.source, event: event["detail-type"] });
   }
   // Step 1.
   const key = object.key.startsWith(opts.storagePrefix)

@@ -10,7 +10,7 @@ import { stagingTableCredentials, temporaryTableCredentials } from "../../auth/c
 import type { TableEntry } from "../../catalog/catalog-store.ts";
 import type { QualifiedName } from "../../catalog/names.ts";
 import type { SiltContext } from "../../context.ts";
-import { badRequest, conflict } from "../../errors.ts";
+import { siltError } from "../../errors.ts";
 import { dropTable } from "../../ops/drop-table.ts";
 import { acceptExternalCommit, unpublishedCommits } from "../../ops/external-commit.ts";
 import { finalizeTable } from "../../ops/finalize-table.ts";
@@ -20,7 +20,7 @@ import { renameTable } from "../../ops/rename-table.ts";
 import { stageTable } from "../../ops/stage-table.ts";
 import type { Env } from "../http.ts";
 import { asObject, type Json, requiredString } from "../request.ts";
-import { noExternalLocations, noUniForm, UC_DELTA_PREFIX, unimplemented } from "./errors.ts";
+import { noExternalLocations, noUniForm, UC_DELTA_PREFIX } from "./errors.ts";
 import {
   knownBody,
   onlyKnownFields,
@@ -103,9 +103,7 @@ export function registerDeltaApiRoutes(app: Hono<Env>): void {
     const qn = { ...nameOf(c), table: requiredString(body, "name") };
     const tableType = (body["table-type"] ?? "MANAGED") as string;
     if (tableType !== "MANAGED") {
-      throw unimplemented(
-        `Silt keeps managed tables only; table-type ${tableType} is not supported.`,
-      );
+      throw siltError("UNIMPLEMENTED:KEEPS_MANAGED_TABLES", { tableType });
     }
     const entry = await finalizeTable(ctx, {
       name: qn,
@@ -150,10 +148,10 @@ export function registerDeltaApiRoutes(app: Hono<Env>): void {
     const body = await knownBody(c, ["table-id", "report"]);
     const entry = await authorizeTable(ctxOf(c), nameOf(c), "write");
     if (requiredString(body, "table-id") !== entry.tableId) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `table-id ${String(body["table-id"])} is not the id of ${displayName(nameOf(c))}.`,
-      );
+      throw siltError("INVALID_PARAMETER_VALUE:TABLE_ID_ID", {
+        body: String(body["table-id"]),
+        c: displayName(nameOf(c)),
+      });
     }
     return c.body(null, 204);
   });
@@ -260,7 +258,7 @@ async function updateTable(
   const requirements = listOf(body, "requirements");
   const updates = listOf(body, "updates");
   if (updates.length === 0) {
-    throw badRequest("INVALID_PARAMETER_VALUE", "Field 'updates' must list at least one update.");
+    throw siltError("INVALID_PARAMETER_VALUE:FIELD_UPDATES_LIST");
   }
   const latest = await ctx.arbiter.latest(entry.tableId);
   for (const req of requirements) {
@@ -268,19 +266,23 @@ async function updateTable(
     onlyKnownFields(req, REQUIREMENT_FIELDS[type] ?? ["type"], `requirement ${type}`);
     if (type === "assert-table-uuid") {
       if (requiredString(req, "uuid") !== entry.tableId) {
-        throw requirementConflict(
-          `Table ${tableName} has uuid ${entry.tableId}, not ${String(req.uuid)}.`,
-        );
+        throw siltError("UPDATE_REQUIREMENT_CONFLICT:UUID", {
+          tableName,
+          tableId: entry.tableId,
+          uuid: String(req.uuid),
+        });
       }
     } else if (type === "assert-etag") {
       const current = etagOf(entry.tableId, latest?.version ?? -1);
       if (requiredString(req, "etag") !== current) {
-        throw requirementConflict(
-          `Table ${tableName} changed since it was loaded (etag ${String(req.etag)}, now ${current}). Reload it and retry.`,
-        );
+        throw siltError("UPDATE_REQUIREMENT_CONFLICT:ETAG", {
+          tableName,
+          etag: String(req.etag),
+          current,
+        });
       }
     } else {
-      throw badRequest("INVALID_PARAMETER_VALUE", `Unknown requirement type '${type}'.`);
+      throw siltError("INVALID_PARAMETER_VALUE:UNKNOWN_REQUIREMENT_TYPE", { type });
     }
   }
   const byAction = new Map<string, Json>();
@@ -293,20 +295,17 @@ async function updateTable(
       action !== "set-latest-backfilled-version" &&
       !WITH_COMMIT.has(action)
     ) {
-      throw badRequest("INVALID_PARAMETER_VALUE", `Unknown update action '${action}'.`);
+      throw siltError("INVALID_PARAMETER_VALUE:UNKNOWN_UPDATE_ACTION", { action });
     }
     if (byAction.has(action)) {
-      throw badRequest("INVALID_PARAMETER_VALUE", `Update action '${action}' is given twice.`);
+      throw siltError("INVALID_PARAMETER_VALUE:UPDATE_ACTION_GIVEN", { action });
     }
     byAction.set(action, update);
   }
   const addCommit = byAction.get("add-commit");
   const alone = [...byAction.keys()].filter((a) => WITH_COMMIT.has(a));
   if (addCommit === undefined && alone.length > 0) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Update ${alone.join(", ")} needs an add-commit: Silt reads a table's metadata from its Delta log, so metadata changes arrive as commits.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:UPDATE_NEEDS_ADD", { alone: alone.join(", ") });
   }
   // Against the table's latest version, not the commit's: a client whose commit lost the race
   // may already have seen the winners published, and must get the 409 that makes it rebase.
@@ -315,10 +314,7 @@ async function updateTable(
     const published = requiredInteger(backfill, "latest-published-version");
     const last = latest?.version ?? -1;
     if (published > last) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `latest-published-version ${published} is above the table's latest version ${last}.`,
-      );
+      throw siltError("INVALID_PARAMETER_VALUE:LATEST_PUBLISHED_VERSION", { published, last });
     }
   }
   if (addCommit !== undefined) {
@@ -334,13 +330,10 @@ async function updateTable(
   }
 }
 
-const requirementConflict = (message: string) => conflict("UPDATE_REQUIREMENT_CONFLICT", message);
-
 function listOf(body: Json, field: string): Json[] {
   const v = body[field];
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v))
-    throw badRequest("INVALID_PARAMETER_VALUE", `Field '${field}' must be a list.`);
+  if (!Array.isArray(v)) throw siltError("INVALID_PARAMETER_VALUE:FIELD_LIST", { field });
   return v.map((item, i) => asObject(item, `${field}[${i}]`));
 }
 

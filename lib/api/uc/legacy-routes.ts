@@ -11,7 +11,7 @@ import { stagingTableCredentials, temporaryTableCredentials } from "../../auth/c
 import type { NamespaceChanges } from "../../catalog/catalog-store.ts";
 import { parseQualifiedName, type QualifiedName } from "../../catalog/names.ts";
 import { keyOfLocationUri, type SiltContext } from "../../context.ts";
-import { badRequest } from "../../errors.ts";
+import { siltError } from "../../errors.ts";
 import { type ColumnSpec, createTable } from "../../ops/create-table.ts";
 import { dropTable } from "../../ops/drop-table.ts";
 import { acceptExternalCommit, unpublishedCommits } from "../../ops/external-commit.ts";
@@ -41,7 +41,7 @@ import {
   requiredString,
 } from "../request.ts";
 import { registerPermissionRoutes } from "../routes-auth.ts";
-import { noExternalLocations, noUniForm, UC_PREFIX, unimplemented } from "./errors.ts";
+import { noExternalLocations, noUniForm, UC_PREFIX } from "./errors.ts";
 import {
   getRequestBody,
   knownBody,
@@ -254,10 +254,10 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
     const backfilled = optionalInteger(body, "latest_backfilled_version");
     // Against the table's latest version (see delta-routes.ts): a race loser gets its 409.
     if (backfilled !== undefined && backfilled > latestBefore) {
-      throw badRequest(
-        "INVALID_PARAMETER_VALUE",
-        `latest_backfilled_version ${backfilled} is above the table's latest version ${latestBefore}.`,
-      );
+      throw siltError("INVALID_PARAMETER_VALUE:LATEST_BACKFILLED_VERSION", {
+        backfilled,
+        latestBefore,
+      });
     }
     if (commitInfo !== undefined) {
       await acceptExternalCommit(ctx, entry, `${entry.catalog}.${entry.schema}.${entry.name}`, {
@@ -308,10 +308,7 @@ const COMMIT_INFO_FIELDS = [
 ];
 
 const storageChosen = (field: string) =>
-  badRequest(
-    "INVALID_PARAMETER_VALUE",
-    `Field '${field}' cannot be set: Silt allocates every table's storage itself.`,
-  );
+  siltError("INVALID_PARAMETER_VALUE:FIELD_SET_SILT", { field });
 
 /**
  * POST /tables: the finalize of a table the client staged and wrote (it names the location),
@@ -326,16 +323,15 @@ async function createTableRoute(ctx: SiltContext, body: Json) {
   };
   const tableType = (optionalString(body, "table_type") ?? "MANAGED").toUpperCase();
   if (tableType !== "MANAGED") {
-    throw unimplemented(
-      `Silt keeps managed tables only; table_type ${tableType} is not supported. Create a MANAGED table.`,
-    );
+    throw siltError("UNIMPLEMENTED:KEEPS_MANAGED_TABLES_TABLE", { tableType });
   }
   const format = (optionalString(body, "data_source_format") ?? "DELTA").toUpperCase();
   if (format !== "DELTA") {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Unity Catalog does not support non-Delta managed table. Create ${qn.catalog}.${qn.schema}.${qn.table} with data_source_format DELTA.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:UNITY_CATALOG_SUPPORT", {
+      catalog: qn.catalog,
+      schema: qn.schema,
+      table: qn.table,
+    });
   }
   const location = optionalString(body, "storage_location");
   let entry: Awaited<ReturnType<typeof finalizeTable>>;
@@ -356,10 +352,7 @@ async function createTableRoute(ctx: SiltContext, body: Json) {
 /** ColumnInfo[] of a create request -> Silt's column specs (type_json, else type_text). */
 function columnSpecs(raw: unknown): ColumnSpec[] {
   if (!Array.isArray(raw) || raw.length === 0) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      "Field 'columns' must list the table's columns, each with name and type_text or type_json.",
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:FIELD_COLUMNS_LIST");
   }
   const indexed = raw.map((item, i) => {
     const col = asObject(item, `column ${i + 1}`);
@@ -388,10 +381,7 @@ async function commitTarget(ctx: SiltContext, body: Json, access: "read" | "writ
   const entry = await ctx.catalog.getTableById(requiredString(body, "table_id"));
   const uri = optionalString(body, "table_uri");
   if (uri !== undefined && keyOfLocationUri(ctx, uri) !== entry.location.replace(/\/$/, "")) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `table_uri ${uri} is not the location of table ${entry.tableId}.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:TABLE_URI_LOCATION", { uri, tableId: entry.tableId });
   }
   return authorizeTable(
     ctx,
@@ -413,10 +403,7 @@ async function namespaceChanges(
   const body = await knownBody(c, ["comment", "properties", "new_name"]);
   const newName = optionalString(body, "new_name");
   if (newName !== undefined) {
-    throw unimplemented(
-      `Silt cannot rename a ${kind} (${current} to ${newName}) yet: its tables are kept under ` +
-        `its name. Change the comment or properties, or create a new ${kind}.`,
-    );
+    throw siltError("UNIMPLEMENTED:RENAME_NAMESPACE", { kind, current, newName });
   }
   const properties = optionalStringMap(body, "properties");
   return {
@@ -433,10 +420,7 @@ function force(c: Context<Env>): boolean {
 function schemaParts(fullName: string): [string, string] {
   const parts = fullName.split(".");
   if (parts.length !== 2 || parts.some((p) => p === "")) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `A schema is named catalog.schema, not '${fullName}'.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:SCHEMA_NAMED_CATALOG", { fullName });
   }
   return [parts[0] as string, parts[1] as string];
 }
@@ -444,10 +428,7 @@ function schemaParts(fullName: string): [string, string] {
 function tableName(fullName: string): QualifiedName {
   const qn = parseQualifiedName(fullName);
   if (fullName.split(".").length !== 3) {
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `A table is named catalog.schema.table, not '${fullName}'.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:TABLE_NAMED_CATALOG", { fullName });
   }
   return qn;
 }

@@ -5,7 +5,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { QualifiedName } from "../../catalog/names.ts";
-import { badRequest } from "../../errors.ts";
+import { siltError } from "../../errors.ts";
 import { nearestNames } from "../../values/did-you-mean.ts";
 import { type Env, jsonBody } from "../http.ts";
 import { asObject, type Json } from "../request.ts";
@@ -32,10 +32,7 @@ export async function getRequestBody(c: Context<Env>): Promise<Json> {
   try {
     return asObject(JSON.parse(text));
   } catch (err) {
-    throw badRequest(
-      "MALFORMED_REQUEST",
-      `The request body is not valid JSON: ${(err as Error).message}`,
-    );
+    throw siltError("MALFORMED_REQUEST:REQUEST_BODY_VALID", { message: (err as Error).message });
   }
 }
 
@@ -53,7 +50,7 @@ export function requiredInteger(body: Json, field: string, min = 0): number {
   const v = body[field];
   const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < min) {
-    throw badRequest("INVALID_PARAMETER_VALUE", `Field '${field}' must be an integer >= ${min}.`);
+    throw siltError("INVALID_PARAMETER_VALUE:FIELD_INTEGER", { field, min });
   }
   return n;
 }
@@ -102,10 +99,12 @@ export function onlyKnownFields(body: Json, known: readonly string[], where: str
   for (const field of Object.keys(body)) {
     if (known.includes(field)) continue;
     const [nearest] = nearestNames(field, known, 1);
-    throw badRequest(
-      "INVALID_PARAMETER_VALUE",
-      `Unknown field '${field}' in ${where}${nearest === undefined ? "" : `; did you mean '${nearest}'`}? The known fields are: ${known.join(", ")}.`,
-    );
+    throw siltError("INVALID_PARAMETER_VALUE:UNKNOWN_FIELD_KNOWN", {
+      field,
+      where,
+      suggestion: nearest === undefined ? "" : `; did you mean '${nearest}'`,
+      known: known.join(", "),
+    });
   }
 }
 

@@ -18,7 +18,7 @@ import {
   sparkTypeName,
 } from "../../delta/schema.ts";
 import type { Snapshot } from "../../delta/snapshot.ts";
-import { badRequest } from "../../errors.ts";
+import { siltError } from "../../errors.ts";
 
 export function catalogInfo(ctx: SiltContext, c: CatalogEntry) {
   return {
@@ -190,7 +190,9 @@ export function fromDeltaApiType(json: unknown): DataType {
   try {
     return parseDataTypeJson(rename(json));
   } catch (err) {
-    throw badRequest("INVALID_PARAMETER_VALUE", `Invalid column type: ${(err as Error).message}`);
+    throw siltError("INVALID_PARAMETER_VALUE:INVALID_COLUMN_TYPE", {
+      message: (err as Error).message,
+    });
   }
 }
 
