@@ -8,30 +8,11 @@
  *   names, which Delta's client maps to its own exceptions (404 NoSuchTableException drives
  *   "table does not exist"; 409 makes a committer reload and retry).
  */
-import { SiltError } from "../../errors.ts";
+import { errorClassEntry } from "../../error-classes.ts";
+import { type SiltError, siltError } from "../../errors.ts";
 
 export const UC_PREFIX = "/api/2.1/unity-catalog";
 export const UC_DELTA_PREFIX = `${UC_PREFIX}/delta/v1`;
-
-/** Silt's error classes that have a Unity Catalog error code of their own. */
-const CODES: Record<string, string> = {
-  CATALOG_NOT_FOUND: "CATALOG_NOT_FOUND",
-  SCHEMA_NOT_FOUND: "SCHEMA_NOT_FOUND",
-  TABLE_OR_VIEW_NOT_FOUND: "TABLE_NOT_FOUND",
-  TABLE_NOT_FOUND: "TABLE_NOT_FOUND",
-  CATALOG_ALREADY_EXISTS: "CATALOG_ALREADY_EXISTS",
-  SCHEMA_ALREADY_EXISTS: "SCHEMA_ALREADY_EXISTS",
-  TABLE_OR_VIEW_ALREADY_EXISTS: "TABLE_ALREADY_EXISTS",
-  SCHEMA_NOT_EMPTY: "FAILED_PRECONDITION",
-  CATALOG_NOT_EMPTY: "FAILED_PRECONDITION",
-  INSUFFICIENT_PERMISSIONS: "PERMISSION_DENIED",
-  EXTERNAL_WRITE_NOT_ALLOWED_FOR_TABLE: "PERMISSION_DENIED",
-  UNAUTHENTICATED: "UNAUTHENTICATED",
-  COMMIT_VERSION_CONFLICT: "COMMIT_VERSION_CONFLICT",
-  UPDATE_REQUIREMENT_CONFLICT: "UPDATE_REQUIREMENT_CONFLICT",
-  RESOURCE_EXHAUSTED: "RESOURCE_EXHAUSTED",
-  UNIMPLEMENTED: "UNIMPLEMENTED",
-};
 
 /** The code of any other error, by its status. */
 const BY_STATUS: Record<number, string> = {
@@ -74,8 +55,9 @@ const LEGACY_STATUS: Record<string, number> = {
   FAILED_PRECONDITION: 400,
 };
 
+/** The class's own UC code from the registry, else the code of its status. */
 export function ucErrorCode(err: SiltError): string {
-  return CODES[err.errorClass] ?? BY_STATUS[err.status] ?? "INTERNAL";
+  return errorClassEntry(err.errorClass)?.uc ?? BY_STATUS[err.status] ?? "INTERNAL";
 }
 
 /** The status and body a UC route answers `err` with; undefined outside the UC APIs. */
@@ -100,16 +82,7 @@ export function ucErrorResponse(
   };
 }
 
-export const unimplemented = (message: string) => new SiltError("UNIMPLEMENTED", message, 501);
-
-export const noUniForm = () =>
-  unimplemented("Silt does not convert tables to Iceberg (UniForm); commit without 'uniform'.");
+export const noUniForm = () => siltError("UNIMPLEMENTED:CONVERT_TABLES_ICEBERG");
 
 /** Path credentials are for external tables and locations, which Silt does not have. */
-export const noExternalLocations = () =>
-  new SiltError(
-    "PERMISSION_DENIED",
-    "Silt has no external locations: every table is managed, and its storage is reached " +
-      "through the table's own credentials (temporary-table-credentials).",
-    403,
-  );
+export const noExternalLocations = () => siltError("PERMISSION_DENIED");
