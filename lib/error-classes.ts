@@ -1155,6 +1155,7 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "22023",
     messages: {
+      CSV: "Malformed records are detected in record parsing: {source} is not CSV ({message}).",
       LINE_JSON:
         "Malformed records are detected in record parsing: line {ordinal} of {json} is not JSON ({message}).",
       ROWS_OBJECT_ARRAY:

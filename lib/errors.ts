@@ -55,8 +55,8 @@ export class SiltError extends Error {
     errorClass: string,
     message: string,
     status: number,
-    sqlstate?: string,
-    parameters: ErrorParameters = {},
+    sqlstate: string | undefined,
+    parameters: ErrorParameters,
   ) {
     super(message);
     this.name = "SiltError";
@@ -110,25 +110,3 @@ export function siltError<K extends ErrorCondition>(condition: K, ...args: Param
     params,
   );
 }
-
-// Until every layer raises through siltError.
-export const badRequest = (errorClass: string, message: string, sqlstate?: string) =>
-  new SiltError(errorClass, message, 400, sqlstate);
-
-export const notFound = (errorClass: string, message: string, sqlstate?: string) =>
-  new SiltError(errorClass, message, 404, sqlstate);
-
-export const conflict = (errorClass: string, message: string, sqlstate?: string) =>
-  new SiltError(errorClass, message, 409, sqlstate);
-
-export const internal = (errorClass: string, message: string) =>
-  new SiltError(errorClass, message, 500);
-
-export const unsupportedFeature = (features: string[], forWrite = false) =>
-  new SiltError(
-    forWrite ? "DELTA_UNSUPPORTED_FEATURES_FOR_WRITE" : "DELTA_UNSUPPORTED_FEATURES_FOR_READ",
-    `Unable to ${forWrite ? "write" : "read"} this table because it requires table feature(s) ` +
-      `that Silt does not support: ${features.join(", ")}.`,
-    400,
-    "56038",
-  );

@@ -7,7 +7,7 @@
  * reads an empty field and a quoted empty string alike as NULL, so the text tells all it needs.
  */
 import { CsvError, parse } from "csv-parse/sync";
-import { badRequest } from "../errors.ts";
+import { siltError } from "../errors.ts";
 
 /** The records of `text`, `source` naming it in errors. */
 export function parseCsv(text: string, delimiter: string, source: string): string[][] {
@@ -21,10 +21,6 @@ export function parseCsv(text: string, delimiter: string, source: string): strin
     });
   } catch (err) {
     if (!(err instanceof CsvError)) throw err;
-    throw badRequest(
-      "MALFORMED_RECORD_IN_PARSING",
-      `Malformed records are detected in record parsing: ${source} is not CSV (${err.message}).`,
-      "22023",
-    );
+    throw siltError("MALFORMED_RECORD_IN_PARSING:CSV", { source, message: err.message });
   }
 }

@@ -9,7 +9,7 @@
  */
 
 import { RE2JS } from "re2js";
-import { badRequest } from "../../lib/errors.ts";
+import { SiltError } from "../../lib/errors.ts";
 import type { Typed } from "../../lib/expr/analyze.ts";
 import type { SqlType } from "../../lib/expr/ast.ts";
 import { daysFromCivil } from "../../lib/values/calendar.ts";
@@ -20,7 +20,7 @@ type RV = boolean | bigint | number | string | Uint8Array | object | null;
 type Dec = { type: "decimal"; precision: number; scale: number };
 
 const fail = (cls: string, msg = cls): never => {
-  throw badRequest(cls, msg);
+  throw new SiltError(cls, msg, 400, undefined, {});
 };
 
 const isDec = (t: SqlType): t is Dec => typeof t === "object" && t.type === "decimal";
