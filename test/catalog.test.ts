@@ -341,11 +341,12 @@ describe.each(backends)("Catalog on $name", (backend) => {
       });
       expect(pending.tableId).toMatch(/^[0-9a-f-]{36}$/);
       expect(pending.location).toBe(`tables/${pending.tableId}/`);
-      await expectSiltError(
+      const missing = await expectSiltError(
         catalog.getTable("inv", "stock", "items"),
         "TABLE_OR_VIEW_NOT_FOUND",
         404,
       );
+      expect(missing.parameters).toEqual({ relationName: "`inv`.`stock`.`items`" });
       expect(await catalog.listTables("inv", "stock")).toEqual([]);
       await expectSiltError(catalog.getTableById(pending.tableId), "TABLE_OR_VIEW_NOT_FOUND", 404);
 

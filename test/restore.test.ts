@@ -6,8 +6,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commitTransaction } from "../lib/commit/transaction.ts";
+import { SiltError } from "../lib/errors.ts";
 import { openTable } from "../lib/ops/open-table.ts";
 import { fileKey } from "../lib/ops/read-files.ts";
+import { restoreTable } from "../lib/ops/restore.ts";
 import { deleteActions, findMatches } from "../lib/ops/row-deletes.ts";
 import { rowTrackingHighWaterMark } from "../lib/ops/write-protocol.ts";
 import { type ApiResponse, type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
@@ -172,6 +174,18 @@ describe("RESTORE", () => {
     );
     expect(earlier.error_class).toBe("DELTA_CANNOT_RESTORE_TIMESTAMP_EARLIER");
     expect(earlier.message).toMatch(/^Cannot restore table to timestamp \(2000-01-01 00:00:00.0\)/);
+  });
+
+  it("carries the version range as parameters: time travel, then RESTORE from it", async () => {
+    const latest = (await history("events"))[0].version;
+    const travel = await openTable(silt.ctx, "rs.s.events", { version: 99 }).catch((e) => e);
+    expect(travel).toBeInstanceOf(SiltError);
+    expect(travel.errorClass).toBe("DELTA_VERSION_NOT_FOUND");
+    expect(travel.parameters).toEqual({ userVersion: 99, earliest: 0, latest });
+    const restore = await restoreTable(silt.ctx, "rs.s.events", { version: 99 }).catch((e) => e);
+    expect(restore).toBeInstanceOf(SiltError);
+    expect(restore.errorClass).toBe("DELTA_CANNOT_RESTORE_TABLE_VERSION");
+    expect(restore.parameters).toEqual({ version: 99, startVersion: 0, endVersion: latest });
   });
 
   it("fails clearly when a file to bring back is gone (vacuumed), changing nothing", async () => {
