@@ -45,7 +45,7 @@ export const ERROR_CLASSES = {
   ARITHMETIC_OVERFLOW: {
     status: 400,
     sqlstate: "22003",
-    message: '{message}.{alt} If necessary set {ANSI_CONF} to "false" to bypass this error.',
+    message: '{message}.{alt} If necessary set {config} to "false" to bypass this error.',
   },
   ASSIGNMENT_ARITY_MISMATCH: {
     status: 400,
@@ -80,9 +80,9 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "22018",
     messages: {
-      VALUE_TYPE_CAST:
-        'The value {v} of the type "{v2}" cannot be cast to "{type}" because it is malformed ({loc}). Correct the value as per the syntax, or change its target type.',
-      USE_TRY_TOLERATE:
+      AT_LOCATION:
+        'The value {expression} of the type "{sourceType}" cannot be cast to "{targetType}" because it is malformed ({loc}). Correct the value as per the syntax, or change its target type.',
+      USE_TRY_CAST:
         "The value {value} of the type {from} cannot be cast to {to} because it is malformed. Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate malformed input and return NULL instead.",
     },
   },
@@ -96,7 +96,7 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "22003",
     message:
-      'Fail to assign a value of "{v}" type to the "{type}" type column or variable {path} due to an overflow{row}.',
+      'Fail to assign a value of "{sourceType}" type to the "{targetType}" type column or variable {columnName} due to an overflow{row}.',
   },
   CATALOG_ALREADY_EXISTS: {
     status: 409,
@@ -108,16 +108,15 @@ export const ERROR_CLASSES = {
   CATALOG_CORRUPT: {
     status: 500,
     messages: {
-      CATALOG_ITEM_LACKS: "catalog item lacks {key}",
-      ID: "catalog item lacks its id",
+      MISSING_ATTRIBUTE: "catalog item lacks {key}",
+      MISSING_ID: "catalog item lacks its id",
     },
   },
   CATALOG_INVALID_STATE: {
     status: 500,
     messages: {
-      ABORT_CREATION: "cannot abort the creation of table {tableId}: it is {state}",
-      FINISHDROPTABLE_STATE_CALL:
-        "finishDropTable on table {tableId} in state {state}; call beginDropTable first",
+      ABORT_CREATE: "cannot abort the creation of table {tableId}: it is {state}",
+      FINISH_DROP: "finishDropTable on table {tableId} in state {state}; call beginDropTable first",
     },
   },
   CATALOG_NOT_EMPTY: {
@@ -138,9 +137,9 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42711",
     messages: {
-      ALREADY_EXISTS_CHOOSE:
+      EXISTS:
         "The column {path} already exists. Choose another name or rename the existing column.",
-      LISTED_TWICE_PARTITIONED: "The column `{name}` is listed twice in PARTITIONED BY.",
+      PARTITIONED_BY_TWICE: "The column `{name}` is listed twice in PARTITIONED BY.",
     },
   },
   COMMIT_VERSION_CONFLICT: {
@@ -167,13 +166,13 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42K09",
     message:
-      'Cannot resolve "{sql}" due to data type mismatch: the left and right operands of the binary operator have incompatible types ({type} and {type2}).',
+      'Cannot resolve "{sqlExpr}" due to data type mismatch: the left and right operands of the binary operator have incompatible types ({left} and {right}).',
   },
   "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE": {
     status: 400,
     sqlstate: "42K09",
     message:
-      'Cannot resolve "{sql}" due to data type mismatch: the binary operator requires the input type {inputType}, not {type}.',
+      'Cannot resolve "{sqlExpr}" due to data type mismatch: the binary operator requires the input type {inputType}, not {type}.',
   },
   "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION": {
     status: 400,
@@ -197,41 +196,39 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42K09",
     messages: {
-      RESOLVE_DUE_DATA:
-        'Cannot resolve "{sql}" due to data type mismatch: Input to `in` should all be the same type, but it\'s [{types}].',
-      RESOLVE_DUE_DATA_TYPE:
-        'Cannot resolve "{sql}" due to data type mismatch: Input to {fn} should all be the same type, but it\'s [{values}].',
+      IN: 'Cannot resolve "{sqlExpr}" due to data type mismatch: Input to `in` should all be the same type, but it\'s [{types}].',
+      FUNCTION:
+        'Cannot resolve "{sqlExpr}" due to data type mismatch: Input to {fn} should all be the same type, but it\'s [{values}].',
     },
   },
   "DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN": {
     status: 400,
     sqlstate: "42K09",
     message:
-      'Cannot resolve "{sql}" due to data type mismatch: Filter expression "{sql}" of type {type} is not a boolean.',
+      'Cannot resolve "{sqlExpr}" due to data type mismatch: Filter expression "{sqlExpr}" of type {type} is not a boolean.',
   },
   "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE": {
     status: 400,
     sqlstate: "42K09",
     messages: {
-      RESOLVE_DUE_DATA:
-        'Cannot resolve "{sql}" due to data type mismatch: The {op} does not support ordering on type {type}.',
-      RESOLVE_DUE_DATA_TYPE:
-        'Cannot resolve "{sql}" due to data type mismatch: The `in` does not support ordering on type {type}.',
-      RESOLVE_DUE_DATA_TYPE_MISMATCH:
-        'Cannot resolve "{sql}" due to data type mismatch: The `{name}` does not support ordering on type {type}.',
+      OPERATOR:
+        'Cannot resolve "{sqlExpr}" due to data type mismatch: The {op} does not support ordering on type {type}.',
+      IN: 'Cannot resolve "{sqlExpr}" due to data type mismatch: The `in` does not support ordering on type {type}.',
+      FUNCTION:
+        'Cannot resolve "{sqlExpr}" due to data type mismatch: The `{name}` does not support ordering on type {type}.',
     },
   },
   "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT": {
     status: 400,
     sqlstate: "42K09",
     message:
-      'Cannot resolve "{sql}" due to data type mismatch: the input scale should be a foldable "INT" expression; however, got "{sql}".',
+      'Cannot resolve "{sqlExpr}" due to data type mismatch: the input scale should be a foldable "INT" expression; however, got "{sqlExpr}".',
   },
   "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE": {
     status: 400,
     sqlstate: "42K09",
     message:
-      'Cannot resolve "{sql}" due to data type mismatch: The {index} parameter requires the {required} type, however "{arg}" has the type {type}.',
+      'Cannot resolve "{sqlExpr}" due to data type mismatch: The {index} parameter requires the {required} type, however "{arg}" has the type {type}.',
   },
   DATATYPE_MISSING_SIZE: {
     status: 400,
@@ -242,7 +239,7 @@ export const ERROR_CLASSES = {
   DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION: {
     status: 400,
     sqlstate: "22003",
-    message: "Decimal precision {precision} exceeds max precision {MAX_DECIMAL_PRECISION}.",
+    message: "Decimal precision {precision} exceeds max precision {maxPrecision}.",
   },
   DELTA_ADD_COLUMN_PARENT_NOT_STRUCT: {
     status: 400,
@@ -252,11 +249,13 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42903",
     messages: {
-      CONDITION: "Aggregate functions are not supported in the {operation} (condition = {t}).",
+      OPERATION_CONDITION:
+        "Aggregate functions are not supported in the {operation} (condition = {condition}).",
       MERGE_CONDITION:
-        "Aggregate functions are not supported in the MERGE {clause} (condition = {t}).",
-      MERGE: "Aggregate functions are not supported in the MERGE {clause} ({t}).",
-      UPDATE: "Aggregate functions are not supported in the UPDATE ({path} = {value}).",
+        "Aggregate functions are not supported in the MERGE {clause} (condition = {condition}).",
+      MERGE_EXPRESSION:
+        "Aggregate functions are not supported in the MERGE {clause} ({expression}).",
+      UPDATE_ASSIGNMENT: "Aggregate functions are not supported in the UPDATE ({path} = {value}).",
     },
   },
   DELTA_CANNOT_MODIFY_APPEND_ONLY: {
@@ -315,11 +314,11 @@ export const ERROR_CLASSES = {
     status: 409,
     sqlstate: "2D521",
     messages: {
-      CONCURRENTTRANSACTIONEXCEPTION_CONFLICTING_METADATA:
+      DOMAIN:
         "ConcurrentTransactionException: A conflicting metadata domain {domain} is added. Please try the operation again. {conflictingCommit}",
-      CONCURRENTTRANSACTIONEXCEPTION_ERROR_OCCURS:
+      APP_ID:
         "ConcurrentTransactionException: This error occurs when multiple writers use the same application transaction id ({appId}) to write into table {table}. Did you run multiple instances of the same job at the same time? {conflictingCommit}",
-      OBJECTS_WERE_INGESTED: "Objects {done} were ingested by a concurrent commit.",
+      INGESTED: "Objects {done} were ingested by a concurrent commit.",
     },
   },
   DELTA_CONCURRENT_WRITE: {
@@ -335,11 +334,11 @@ export const ERROR_CLASSES = {
   },
   DELTA_DELETION_VECTOR_CARDINALITY_MISMATCH: {
     status: 500,
-    message: "The {d} holds {rowsCount} rows but its descriptor says {cardinality}",
+    message: "The {deletionVector} holds {rows} rows but its descriptor says {cardinality}",
   },
   DELTA_DELETION_VECTOR_CHECKSUM_MISMATCH: {
     status: 500,
-    message: "The {d} in {key} is corrupt: stored CRC-32 {stored}, computed {actual}",
+    message: "The {deletionVector} in {key} is corrupt: stored CRC-32 {stored}, computed {actual}",
   },
   DELTA_DELETION_VECTOR_INVALID_BITMAP: {
     status: 500,
@@ -348,16 +347,17 @@ export const ERROR_CLASSES = {
   DELTA_DELETION_VECTOR_INVALID_ROW_INDEX: {
     status: 500,
     messages: {
-      INDEX_OUTSIDE_FILE: "Deletion vector row index {r} is outside the file's {numRows} rows",
-      INVALID_INDEX_POSITION:
-        "Invalid deletion vector row index {v} at position {i}: expected an integer in [0, 2^53)",
-      INDEXES_STRICTLY_ASCENDING:
-        "Deletion vector row indexes must be strictly ascending: {v} follows {prev} at position {i}",
+      OUTSIDE_FILE: "Deletion vector row index {rowIndex} is outside the file's {numRows} rows",
+      NOT_AN_INDEX:
+        "Invalid deletion vector row index {value} at position {position}: expected an integer in [0, 2^53)",
+      NOT_ASCENDING:
+        "Deletion vector row indexes must be strictly ascending: {value} follows {prev} at position {position}",
     },
   },
   DELTA_DELETION_VECTOR_SIZE_MISMATCH: {
     status: 500,
-    message: "The {d} does not match its descriptor's sizeInBytes {sizeInBytes}: {detail}",
+    message:
+      "The {deletionVector} does not match its descriptor's sizeInBytes {sizeInBytes}: {detail}",
   },
   DELTA_DELETION_VECTOR_TOO_LARGE: {
     status: 500,
@@ -370,7 +370,7 @@ export const ERROR_CLASSES = {
   DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA: {
     status: 400,
     sqlstate: "0AKDC",
-    message: "Cannot drop column from a schema with a single column. Schema:\n{s}",
+    message: "Cannot drop column from a schema with a single column. Schema:\n{schema}",
   },
   DELTA_DYNAMIC_PARTITION_OVERWRITE_INCOMPATIBLE_REPLACE_ON_OR_USING: {
     status: 400,
@@ -387,9 +387,9 @@ export const ERROR_CLASSES = {
     status: 500,
     sqlstate: "42K03",
     messages: {
-      FILE_REFERENCED_TRANSACTION:
-        "File {key} referenced in the transaction log ({d}) cannot be found. This occurs when data has been manually deleted from the file system rather than using the table `DELETE` statement.",
-      FILE_REFERENCED_TRANSACTION_LOG:
+      DELETION_VECTOR:
+        "File {key} referenced in the transaction log ({deletionVector}) cannot be found. This occurs when data has been manually deleted from the file system rather than using the table `DELETE` statement.",
+      DATA_FILE:
         "File {path} referenced in the transaction log cannot be found. This occurs when data has been manually deleted from the file system rather than using the table `DELETE` statement.",
     },
   },
@@ -403,10 +403,10 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42802",
     messages: {
-      NESTED_FIELDS:
-        "Cannot write to '{table}', not enough nested fields in {path}; target table has {n} column(s) but the inserted data has {vCount} column(s).",
-      COLUMNS:
-        "Cannot write to '{table}', not enough data columns; target table has {namesCount} column(s) but the inserted data has {got} column(s).",
+      NESTED:
+        "Cannot write to '{table}', not enough nested fields in {path}; target table has {targetColumns} column(s) but the inserted data has {dataColumns} column(s).",
+      TOP_LEVEL:
+        "Cannot write to '{table}', not enough data columns; target table has {targetColumns} column(s) but the inserted data has {dataColumns} column(s).",
     },
   },
   DELTA_INSERT_REPLACE_ON_AMBIGUOUS_COLUMNS_IN_CONDITION: {
@@ -421,14 +421,17 @@ export const ERROR_CLASSES = {
     message:
       "Column(s) {unresolved} cannot be resolved in the condition of INSERT REPLACE ON: they are neither columns of the target table nor of the source.",
   },
-  DELTA_INVALID_DELETION_VECTOR_DESCRIPTOR: { status: 500, message: "Invalid {d}: {why}" },
+  DELTA_INVALID_DELETION_VECTOR_DESCRIPTOR: {
+    status: 500,
+    message: "Invalid {deletionVector}: {why}",
+  },
   DELTA_INVALID_DELETION_VECTOR_PREFIX: {
     status: 500,
     message: 'Deletion vector prefix {prefix} may only use letters, digits, "_" and "-"',
   },
   DELTA_INVALID_INGEST_MERGE_KEYS: {
     status: 400,
-    message: "Table property silt.ingest.mergeKeys names `{k}`, which is not a column.",
+    message: "Table property silt.ingest.mergeKeys names `{key}`, which is not a column.",
   },
   DELTA_INVALID_PARTITION_COLUMN_TYPE: {
     status: 400,
@@ -439,25 +442,26 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "KD004",
     messages: {
-      READER_READER_VERSIONS:
-        "Unsupported Delta protocol version: table requires reader version {minReaderVersion} and writer version {minWriterVersion}, but Silt supports reader versions 1 to {MAX_READER_VERSION}.",
-      UP: "Unsupported Delta protocol version: the table requires writer version {minWriterVersion}, but Silt supports up to 7.",
+      READ: "Unsupported Delta protocol version: table requires reader version {minReaderVersion} and writer version {minWriterVersion}, but Silt supports reader versions 1 to {MAX_READER_VERSION}.",
+      WRITE:
+        "Unsupported Delta protocol version: the table requires writer version {minWriterVersion}, but Silt supports up to 7.",
     },
   },
   DELTA_INVALID_TABLE_ROOT: {
     status: 500,
     message: 'Table root {tableRoot} must be empty or end with "/"',
   },
+  // Bad Z85 only comes from a corrupt log or a bug, so it is a server-side failure.
   DELTA_INVALID_Z85_ENCODING: {
     status: 500,
     messages: {
-      Z85_TEXT_LENGTH: "Invalid Z85 text: length {textCount} is not a multiple of 5",
-      Z85_BYTE_LENGTH:
+      TEXT_LENGTH: "Invalid Z85 text: length {length} is not a multiple of 5",
+      BYTE_LENGTH:
         "Invalid Z85 byte length {byteLength}: the text decodes to {decodedLength} bytes",
-      Z85_CHARACTER_POSITION: "Invalid Z85 character {text} at position {position}",
-      Z85_GROUP_OVERFLOWS: "Invalid Z85 group {text}: overflows",
+      CHARACTER: "Invalid Z85 character {text} at position {position}",
+      GROUP_OVERFLOW: "Invalid Z85 group {text}: overflows",
       UUID: "Invalid UUID {uuid}",
-      Z85_UUID_EXPECTED: "Invalid Z85 UUID {text}: expected 20 characters",
+      UUID_LENGTH: "Invalid Z85 UUID {text}: expected 20 characters",
     },
   },
   DELTA_LOG_FILE_NOT_FOUND: {
@@ -557,7 +561,7 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42KDG",
     message:
-      "Object {key} does not match the schema of {name}: column `{name2}` is not in the table (columns: {fields}).",
+      "Object {key} does not match the schema of {name}: column `{column}` is not in the table (columns: {fields}).",
   },
   DELTA_SCHEMA_NOT_PROVIDED: {
     status: 400,
@@ -577,14 +581,14 @@ export const ERROR_CLASSES = {
     messages: {
       CORRUPT_COMMIT:
         "Commit file {key} for version {version} {problem}. The table cannot be read or written at this version until the file is restored.",
-      YOUR_DELTA_TABLE:
+      NOT_RECOVERED:
         "The {what} of your Delta table could not be recovered while Reconstructing version: {version}. Did you manually delete files in the _delta_log directory?",
     },
   },
   DELTA_TABLE_NOT_FOUND: {
     status: 404,
     sqlstate: "42P01",
-    message: "Delta table {tableRoot} doesn't exist: {LOG_DIR} holds no commits or checkpoints.",
+    message: "Delta table {tableRoot} doesn't exist: {logDir} holds no commits or checkpoints.",
   },
   DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION: {
     status: 400,
@@ -626,7 +630,7 @@ export const ERROR_CLASSES = {
   },
   DELTA_UNSUPPORTED_DATA_TYPE: {
     status: 400,
-    message: "Cannot write nested type {t} containing timestamps to Parquet",
+    message: "Cannot write nested type {type} containing timestamps to Parquet",
   },
   DELTA_UNSUPPORTED_DATA_TYPES: {
     status: 400,
@@ -636,7 +640,7 @@ export const ERROR_CLASSES = {
   DELTA_UNSUPPORTED_DELETION_VECTOR_PATH: {
     status: 400,
     message:
-      "Cannot read {d}: {why}. Only absolute paths inside the table's own directory ({tableRoot}) can be read.",
+      "Cannot read {deletionVector}: {why}. Only absolute paths inside the table's own directory ({tableRoot}) can be read.",
   },
   DELTA_UNSUPPORTED_DML_WITHOUT_DELETION_VECTORS: {
     status: 400,
@@ -667,9 +671,9 @@ export const ERROR_CLASSES = {
     messages: {
       FEATURES:
         "Unable to write this table because it requires table feature(s) that Silt does not support: {features}.",
-      UNABLE_WRITE_BECAUSE:
+      CHANGE_DATA_FEED:
         "Unable to write this table because it requires writer table feature(s) that are unsupported by Silt: changeDataFeed. Leave 'delta.enableChangeDataFeed' unset or false.",
-      ALTER_ENABLES_FEATURES:
+      ALTER_TABLE:
         "Cannot alter table {tableName}: Silt enables table features only when a table is created; '{key}' cannot be set by ALTER TABLE.",
     },
   },
@@ -688,9 +692,9 @@ export const ERROR_CLASSES = {
   DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE: {
     status: 400,
     messages: {
-      USE_CREATE_REPLACE:
+      WITH_VALUE:
         "Cannot alter table {tableName}: '{key}' is '{currentValue}' and can only be chosen when the table is created (use CREATE OR REPLACE TABLE to change it).",
-      ALTER_TABLE_CHOSEN:
+      AT_CREATE_ONLY:
         "Cannot alter table {tableName}: '{key}' can only be chosen when the table is created.",
     },
   },
@@ -698,7 +702,7 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "0AKDC",
     message:
-      "Updating nested fields is only supported for StructType, but you are trying to update a field of `{field}`, which is of type: {st}.",
+      "Updating nested fields is only supported for StructType, but you are trying to update a field of `{field}`, which is of type: {type}.",
   },
   DELTA_UPDATE_SCHEMA_MISMATCH_EXPRESSION: {
     status: 400,
@@ -742,7 +746,7 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "22012",
     message:
-      'Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead. If necessary set {ANSI_CONF} to "false" to bypass this error.',
+      'Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead. If necessary set {config} to "false" to bypass this error.',
   },
   DUPLICATED_MAP_KEY: {
     status: 400,
@@ -758,23 +762,22 @@ export const ERROR_CLASSES = {
   FAILED_READ_FILE: {
     status: 500,
     messages: {
-      GIB_ONE_BATCH: "Column {column} holds more than 2 GiB in one batch.",
-      LIST_ELEMENTS: "Column {column} holds more than 2^31 list elements.",
+      BATCH_TOO_LARGE: "Column {column} holds more than 2 GiB in one batch.",
+      TOO_MANY_LIST_ELEMENTS: "Column {column} holds more than 2^31 list elements.",
     },
   },
   "FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH": {
     status: 500,
     messages: {
-      COLUMN_TABLE_SCHEMA:
-        "Column {column} is {target} in the table schema but {source} in a data file.",
-      COLUMN_TABLE_SCHEMA_BUT:
+      IN_A_FILE: "Column {column} is {target} in the table schema but {source} in a data file.",
+      IN_THE_FILE:
         "Column {path} is a {expected} in the table schema but {found} in the data file.",
     },
   },
   FIELDS_ALREADY_EXISTS: {
     status: 400,
     sqlstate: "42710",
-    message: "Cannot {op} column, because {path} already exists in {s}.",
+    message: "Cannot {op} column, because {path} already exists in {struct}.",
   },
   FIELD_NOT_FOUND: {
     status: 400,
@@ -807,10 +810,10 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "21S01",
     messages: {
-      WRITE_REASON_TOO:
-        "Cannot write to {table}, the reason is too many data columns:\nTable columns: {names}.\nData columns: {dataCols}.",
-      TARGET_COLUMN_S:
-        "Cannot write to '{table}', the reason is too many data columns: target table has {target} column(s) but the inserted data has {data} column(s).",
+      COLUMN_LISTS:
+        "Cannot write to {table}, the reason is too many data columns:\nTable columns: {tableColumns}.\nData columns: {dataColumns}.",
+      COLUMN_COUNTS:
+        "Cannot write to '{table}', the reason is too many data columns: target table has {targetColumns} column(s) but the inserted data has {dataColumns} column(s).",
     },
   },
   INSERT_REPLACE_USING_DISALLOW_MISALIGNED_COLUMNS: {
@@ -824,42 +827,42 @@ export const ERROR_CLASSES = {
     sqlstate: "42501",
     uc: "PERMISSION_DENIED",
     messages: {
-      DID_STAGE_TABLE:
+      NOT_STAGER:
         "Insufficient privileges: User {principal} did not stage table {catalog}.{schema}.{name}.",
-      OWNER:
-        "Insufficient privileges: User {principal} is not an owner of {KIND} '{fullName}'. Only {owners} can {action}.",
-      ASK_OWNER_RUN:
-        "Insufficient privileges: User {principal} does not have {privilege} on {kind} '{fullName}'. Ask its owner to run: GRANT {privilege} ON {kind2} {fullName} TO `{principal}`.",
-      DID_STAGE_TABLE_DID:
+      NOT_OWNER:
+        "Insufficient privileges: User {principal} is not an owner of {securable} '{fullName}'. Only {owners} can {action}.",
+      MISSING_PRIVILEGE:
+        "Insufficient privileges: User {principal} does not have {privilege} on {securable} '{fullName}'. Ask its owner to run: GRANT {privilege} ON {securableKeyword} {fullName} TO `{principal}`.",
+      STAGED_BY_OTHER:
         "Insufficient privileges: User {principal} did not stage table {name}; {owner} did.",
-      ANY_PRIVILEGE:
+      NO_PRIVILEGE:
         "Insufficient privileges: User {principal} does not have any privilege on {kind} '{name}'.",
     },
   },
   INTERNAL_ERROR: {
     status: 500,
     messages: {
-      INTERNAL_ERROR_OCCURRED:
+      UNEXPECTED_FAILURE:
         "An internal error occurred. Quote request id {requestId} when reporting it.",
-      STS_ASSUMEROLE_ANSWERED: "STS AssumeRole answered without credentials.",
-      ARROWTOROWS_SCHEMA_COLUMN:
+      STS_NO_CREDENTIALS: "STS AssumeRole answered without credentials.",
+      ARROW_TO_ROWS_WIDTH:
         "arrowToRows: the schema has {fieldsCount} column(s) but the data has {ncols}.",
-      EVALUATE_BATCH_COLUMN: "evaluate: the batch has no column {ordinal} ({name}) for {kind}.",
-      EVALUATESCALAR_COLUMN_VALUE: "evaluateScalar: column {name} has no value.",
-      AGGREGATE_COMPUTED_QUERY:
+      EVALUATE_NO_COLUMN: "evaluate: the batch has no column {ordinal} ({name}) for {kind}.",
+      EVALUATE_SCALAR_NO_VALUE: "evaluateScalar: column {name} has no value.",
+      AGGREGATE_AS_SCALAR:
         "The aggregate {name}() must be computed by the query engine, not evaluated as a scalar.",
-      EVALUATOR_FUNCTION: "No evaluator for function {name}.",
-      INTEGRAL_COERCED_DOUBLE: "Integral {op} must be coerced to double first.",
-      UNEXPECTED: "Unexpected {op} on {lt}.",
+      NO_EVALUATOR: "No evaluator for function {name}.",
+      INTEGRAL_NOT_COERCED: "Integral {op} must be coerced to double first.",
+      UNEXPECTED_OPERATOR: "Unexpected {op} on {type}.",
       SQL_PARSER_FAILED: "The SQL parser failed unexpectedly: {reason}",
-      INVALID_OBJECT_KEY: "Invalid object key for a local store: {key}",
+      LOCAL_OBJECT_KEY: "Invalid object key for a local store: {key}",
     },
   },
   INVALID_ARGUMENT: {
     status: 2,
     messages: {
-      SILT_READ_EXACTLY: "silt read needs exactly one table path or s3:// URI.",
-      NON_NEGATIVE_INTEGER: "{flag} needs a non-negative integer, got '{text}'.",
+      READ_ONE_PATH: "silt read needs exactly one table path or s3:// URI.",
+      NOT_NON_NEGATIVE_INTEGER: "{flag} needs a non-negative integer, got '{text}'.",
     },
   },
   INVALID_ATTRIBUTE_NAME_SYNTAX: {
@@ -872,15 +875,15 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42000",
     messages: {
-      GIVE_EVERY_NON: "Column {ordinal} has no name. Give every column a non-empty name.",
-      CONTAINS_CONTROL_CHARACTER: "Column name '{name}' contains a control character.",
+      EMPTY: "Column {ordinal} has no name. Give every column a non-empty name.",
+      CONTROL_CHARACTER: "Column name '{name}' contains a control character.",
     },
   },
   "INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER": {
     status: 400,
     sqlstate: "22007",
     message:
-      "Unrecognized datetime pattern: {p}. Illegal pattern character found in datetime pattern: {c}. Please provide legal character.",
+      "Unrecognized datetime pattern: {pattern}. Illegal pattern character found in datetime pattern: {c}. Please provide legal character.",
   },
   INVALID_ESC: {
     status: 400,
@@ -897,7 +900,7 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42000",
     message:
-      'Can\'t extract a value from "{t}". Need a complex type [STRUCT, ARRAY, MAP] but got {st}.',
+      'Can\'t extract a value from "{base}". Need a complex type [STRUCT, ARRAY, MAP] but got {other}.',
   },
   "INVALID_FORMAT.ESC_AT_THE_END": {
     status: 400,
@@ -912,15 +915,15 @@ export const ERROR_CLASSES = {
   },
   INVALID_IDEMPOTENCY_KEY: {
     status: 400,
-    message: "Header Idempotency-Key must be 1 to {MAX_KEY_LENGTH} characters (a UUID is typical).",
+    message: "Header Idempotency-Key must be 1 to {maxLength} characters (a UUID is typical).",
   },
   INVALID_IDENTIFIER: {
     status: 400,
     sqlstate: "42602",
     messages: {
-      UNQUOTED_IDENTIFIER_INVALID:
-        "The unquoted identifier {part} is invalid and must be back quoted as: {part2}.\nUnquoted identifiers can only contain ASCII letters ('a' - 'z', 'A' - 'Z'), digits ('0' - '9'), and underbar ('_').",
-      ALSO_START_DIGIT:
+      NAME_PART:
+        "The unquoted identifier {ident} is invalid and must be back quoted as: {quoted}.\nUnquoted identifiers can only contain ASCII letters ('a' - 'z', 'A' - 'Z'), digits ('0' - '9'), and underbar ('_').",
+      DASHED:
         "The unquoted identifier {text} is invalid and must be back quoted as: `{text}`.\nUnquoted identifiers can only contain ASCII letters ('a' - 'z', 'A' - 'Z'), digits ('0' - '9'), and underbar ('_').\nUnquoted identifiers must also not start with a digit.\nDifferent data sources and meta stores may impose additional restrictions on valid identifiers.",
     },
   },
@@ -938,7 +941,7 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42000",
     message:
-      "Invalid inline table. Inline table expected {width} columns but found {rCount} columns in row {i}.",
+      "Invalid inline table. Inline table expected {expectedNumCols} columns but found {actualNumCols} columns in row {rowIndex}.",
   },
   INVALID_JSON_DATA_TYPE: {
     status: 400,
@@ -949,9 +952,9 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42K0E",
     messages: {
-      HISTORY_LIMIT_POSITIVE: "The history limit must be a positive integer.",
-      EXPRESSION_INVALID_EXPRESSION:
-        'The {what} expression "{e}" is invalid. The {what} expression must be equal to or greater than 0.',
+      HISTORY_LIMIT: "The history limit must be a positive integer.",
+      EXPRESSION:
+        'The {name} expression "{expr}" is invalid. The {name} expression must be equal to or greater than 0.',
     },
   },
   INVALID_NUMERIC_LITERAL_RANGE: {
@@ -964,85 +967,86 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "22023",
     messages: {
-      TABLE_ID_ID: "table-id {body} is not the id of {c}.",
-      FIELD_UPDATES_LIST: "Field 'updates' must list at least one update.",
+      TABLE_ID_MISMATCH: "table-id {tableId} is not the id of {table}.",
+      NO_UPDATES: "Field 'updates' must list at least one update.",
       UNKNOWN_REQUIREMENT_TYPE: "Unknown requirement type '{type}'.",
       UNKNOWN_UPDATE_ACTION: "Unknown update action '{action}'.",
-      UPDATE_ACTION_GIVEN: "Update action '{action}' is given twice.",
-      UPDATE_NEEDS_ADD:
+      UPDATE_ACTION_TWICE: "Update action '{action}' is given twice.",
+      UPDATE_WITHOUT_COMMIT:
         "Update {alone} needs an add-commit: Silt reads a table's metadata from its Delta log, so metadata changes arrive as commits.",
-      LATEST_PUBLISHED_VERSION:
+      PUBLISHED_VERSION_AHEAD:
         "latest-published-version {published} is above the table's latest version {last}.",
-      FIELD_LIST: "Field '{field}' must be a list.",
-      LATEST_BACKFILLED_VERSION:
+      FIELD_NOT_LIST: "Field '{field}' must be a list.",
+      BACKFILLED_VERSION_AHEAD:
         "latest_backfilled_version {backfilled} is above the table's latest version {latestBefore}.",
-      FIELD_SET_SILT: "Field '{field}' cannot be set: Silt allocates every table's storage itself.",
-      UNITY_CATALOG_SUPPORT:
+      STORAGE_FIELD: "Field '{field}' cannot be set: Silt allocates every table's storage itself.",
+      NON_DELTA_FORMAT:
         "Unity Catalog does not support non-Delta managed table. Create {catalog}.{schema}.{table} with data_source_format DELTA.",
-      FIELD_COLUMNS_LIST:
+      NO_COLUMNS:
         "Field 'columns' must list the table's columns, each with name and type_text or type_json.",
-      TABLE_URI_LOCATION: "table_uri {uri} is not the location of table {tableId}.",
-      SCHEMA_NAMED_CATALOG: "A schema is named catalog.schema, not '{fullName}'.",
-      TABLE_NAMED_CATALOG: "A table is named catalog.schema.table, not '{fullName}'.",
-      FIELD_INTEGER: "Field '{field}' must be an integer >= {min}.",
-      UNKNOWN_FIELD_KNOWN:
+      TABLE_URI_MISMATCH: "table_uri {uri} is not the location of table {tableId}.",
+      SCHEMA_FULL_NAME: "A schema is named catalog.schema, not '{fullName}'.",
+      TABLE_FULL_NAME: "A table is named catalog.schema.table, not '{fullName}'.",
+      FIELD_NOT_INTEGER: "Field '{field}' must be an integer >= {min}.",
+      UNKNOWN_FIELD:
         "Unknown field '{field}' in {where}{suggestion}? The known fields are: {known}.",
       INVALID_COLUMN_TYPE: "Invalid column type: {message}",
-      FIELD_OPERATION_READ: "Field 'operation' must be READ or READ_WRITE (got {operation}).",
-      NAME_TABLE_EXACTLY:
+      OPERATION: "Field 'operation' must be READ or READ_WRITE (got {operation}).",
+      TABLE_ID_OR_NAME:
         "Name the table by exactly one of 'table_id' (its id, as DESCRIBE DETAIL shows it) or 'table_name' (catalog.schema.table).",
-      NAMED: "A {type} is named by {allowedParts}, not {parts}.",
+      SECURABLE_NAME_PARTS: "A {type} is named by {allowedParts}, not {parts}.",
       UNKNOWN_SECURABLE_TYPE: "Unknown securable type {type}; Silt has catalog, schema and table.",
-      FULL_NAME_PART: "The full name of a {t} has {depth} part(s) ({expected}), not {fullName}.",
-      LIST_PRIVILEGES: "'{field}' must be a list of privileges.",
-      UNKNOWN_PRIVILEGE_SILT: "Unknown privilege {text}. Silt knows {privileges}.",
-      PRIVILEGE_APPLICABLE_ACCEPTS:
-        "Privilege {privilege} is not applicable to {KIND} '{fullName}'. A {type} accepts {privileges}.",
-      PRINCIPAL_NON_EMPTY:
+      FULL_NAME_PARTS:
+        "The full name of a {securableType} has {depth} part(s) ({expected}), not {fullName}.",
+      PRIVILEGES_NOT_LIST: "'{field}' must be a list of privileges.",
+      UNKNOWN_PRIVILEGE: "Unknown privilege {text}. Silt knows {privileges}.",
+      PRIVILEGE_NOT_APPLICABLE:
+        "Privilege {privilege} is not applicable to {securable} '{fullName}'. A {type} accepts {privileges}.",
+      PRINCIPAL:
         "A principal must be a non-empty name of at most 512 characters without control characters, like `arn:aws:iam::123456789012:user/alice` (got {principal}).",
-      TABLE_TABLE_PROPERTY:
+      MANAGED_PROPERTY:
         "Cannot {verb} table {tableName}: table property '{key}' is managed by the catalog and cannot be set. Remove the TBLPROPERTIES entry and retry.",
-      ALTER_TABLE_TABLE:
+      ALTER_MANAGED_PROPERTY:
         "Cannot alter table {tableName}: table property '{key}' is managed by the catalog and cannot be set.",
-      ALTER_TABLE_TABLE_PROPERTY:
+      UNSET_REQUIRED_PROPERTY:
         "Cannot alter table {tableName}: table property '{key}' is required by the catalog and cannot be unset.",
-      TABLE_CATALOG_REQUIRES:
+      REQUIRED_PROPERTY_VALUE:
         "Cannot {verb} table {tableName}: catalog requires table property '{key}'='{required}' but the caller supplied '{key}'='{supplied}'. Remove the conflicting TBLPROPERTIES entry and retry.",
-      TABLE_CATALOG_REQUIRES_TABLE:
+      REQUIRED_PROPERTY_MISSING:
         "Cannot {verb} table {tableName}: catalog requires table property '{key}'='{required}' but the commit does not set it.",
-      TABLE_CATALOG_REQUIRES_READER:
+      REQUIRED_PROTOCOL:
         "Cannot {verb} table {tableName}: catalog requires reader version 3 and writer version 7 but the commit's protocol has {minReaderVersion} and {minWriterVersion}.",
-      TABLE_CATALOG_REQUIRES_TABLE_FEATURE:
+      REQUIRED_FEATURE:
         "Cannot {verb} table {tableName}: catalog requires table feature '{feature}' but the commit's protocol does not list it{featureLists}.",
-      TABLE_READER_FEATURES:
+      READER_FEATURES_NOT_WRITER:
         "Cannot {verb} table {tableName}: reader features {notWritten} are missing from the writer features.",
-      TABLE_TABLE_PROPERTY_IO:
+      TABLE_ID_PROPERTY:
         "Cannot {verb} table {tableName}: table property 'io.unitycatalog.tableId' must be '{tableId}', the id the catalog gave the table, but the commit has {found}.",
-      UNITY_CATALOG_SUPPORT_NON:
+      NON_DELTA_SQL:
         "Unity Catalog does not support non-Delta managed table. Add USING DELTA to create {tableName}.",
       COMMIT_FILE_NAME:
-        "Commit file name '{fileName}' must be <version as 20 digits>.<uuid>.json for version {version}, as written under {STAGED_DIR}.",
-      COMMIT_COMMITINFO_INCOMMITTIMESTAMP:
+        "Commit file name '{fileName}' must be <version as 20 digits>.<uuid>.json for version {version}, as written under {stagedDir}.",
+      COMMIT_WITHOUT_ICT:
         "Commit {fileName} has no commitInfo with an inCommitTimestamp; the table requires in-commit timestamps.",
-      COMMIT_INCOMMITTIMESTAMP_ABOVE:
+      COMMIT_ICT_NOT_INCREASING:
         "Commit {fileName} has inCommitTimestamp {ict}, not above {previousIct} of version {previousVersion}; in-commit timestamps must increase.",
-      COMMIT_VERSION_TABLE:
+      COMMIT_SKIPS_VERSIONS:
         "Commit version {version} of table {tableId} skips versions: the latest accepted version is {last}, so the next commit must be version {nextVersion}.",
-      COMMIT_FILE_EXIST:
-        "Commit file {STAGED_DIR}{fileName} does not exist at the table's location. Write the staged commit before committing it.",
-      COMMIT_FILE_BYTES:
+      COMMIT_FILE_MISSING:
+        "Commit file {stagedDir}{fileName} does not exist at the table's location. Write the staged commit before committing it.",
+      COMMIT_FILE_SIZE:
         "Commit file {fileName} is {infoSize} bytes, but the request says {fileSize}.",
-      COMMIT_FILE_VALID: "Commit file {fileName} is not valid JSON lines: {message}",
-      DATA_FILE_COMMIT: "Data file {path} of the commit cannot be read as Parquet: {message}",
-      CREATE_TABLE_FIRST:
-        "Cannot create table {tableName}: its first commit {LOG_DIR}{firstCommit} is not at the table's location. Write version 0 before creating the table.",
-      CREATE_TABLE_FIRST_COMMIT:
+      COMMIT_FILE_NOT_JSON: "Commit file {fileName} is not valid JSON lines: {message}",
+      DATA_FILE_NOT_PARQUET: "Data file {path} of the commit cannot be read as Parquet: {message}",
+      FIRST_COMMIT_MISSING:
+        "Cannot create table {tableName}: its first commit {logDir}{firstCommit} is not at the table's location. Write version 0 before creating the table.",
+      FIRST_COMMIT_NOT_JSON:
         "Cannot create table {tableName}: its first commit is not valid JSON lines ({message}).",
-      CREATE_TABLE_FIRST_COMMIT_HOLD:
+      FIRST_COMMIT_INCOMPLETE:
         "Cannot create table {tableName}: its first commit must hold a protocol and a metaData action.",
-      CREATE_TABLE_FIRST_COMMIT_COMMIT:
+      FIRST_COMMIT_WITHOUT_ICT:
         "Cannot create table {tableName}: its first commit has no in-commit timestamp, which the catalog requires (inCommitTimestamp).",
-      MANAGED_TABLE_LOCATION:
+      MANAGED_LOCATION:
         "Managed table {name} cannot have a LOCATION: the catalog allocates it. Remove the LOCATION clause.",
     },
   },
@@ -1051,10 +1055,10 @@ export const ERROR_CLASSES = {
     sqlstate: "22023",
     message: "The value of parameter(s) `regexp` in `rlike` is invalid: {message}.",
   },
-  INVALID_PARQUET_OPTION: { status: 400, message: "Unknown Parquet compression: {c}" },
+  INVALID_PARQUET_OPTION: { status: 400, message: "Unknown Parquet compression: {codec}" },
   INVALID_PARQUET_ROW_GROUP: {
     status: 400,
-    message: "Row group index {i} is out of range: the file has {count} row group(s)",
+    message: "Row group index {index} is out of range: the file has {count} row group(s)",
   },
   INVALID_PARTITION_COLUMN_DATA_TYPE: {
     status: 400,
@@ -1064,47 +1068,46 @@ export const ERROR_CLASSES = {
   INVALID_REQUEST: {
     status: 400,
     messages: {
-      REQUEST_NEEDS_JSON: "The request needs a JSON body.",
+      NO_BODY: "The request needs a JSON body.",
       FIELD_COLUMNS_ARRAY:
         'Field \'columns\' must be an array like [{"name": "id", "type": "INT"}].',
       FIELD_ROWS_REQUIRED:
         "Field 'rows' is required: an array of rows, each an object keyed by column name or an array in column order.",
       FIELD_SOURCE_ROWS: "Field 'source.rows' must be an array of rows.",
       FIELD_SOURCE_DELIMITER: "Field 'source.delimiter' must be one character.",
-      FIELD_SOURCE_ONE: "Field 'source' must have one of: rows, arrow, table, parquet, csv, json.",
+      SOURCE_KIND: "Field 'source' must have one of: rows, arrow, table, parquet, csv, json.",
       FIELD_SOURCE_COLUMNS:
         'Field \'source.columns\' must be an array like [{"name": "id", "type": "INT"}].',
-      SOURCE_ROW_OBJECT:
-        "Source row {i} is not an object; rows given as arrays need 'source.columns'.",
-      SOURCE_COLUMN_HOLDS:
+      SOURCE_ROW_NOT_OBJECT:
+        "Source row {index} is not an object; rows given as arrays need 'source.columns'.",
+      SOURCE_COLUMN_NESTED:
         "Source column '{name}' holds nested values; declare its type in 'source.columns'.",
-      SOURCE_OBJECT_KEYS: "Source object keys must lie under 'ingest/' in the bucket (got {key}).",
-      JSON_OBJECT: "The {what} must be a JSON object.",
-      FIELD_REQUIRED_NON: "Field '{field}' is required and must be a non-empty string.",
-      FIELD_STRING: "Field '{field}' must be a string.",
-      FIELD_TRUE_FALSE: "Field '{field}' must be true or false.",
-      FIELD_INTEGER: "Field '{field}' must be an integer >= {min}.",
-      FIELD_ARRAY_STRINGS: "Field '{field}' must be an array of strings.",
-      FIELD_STRING_2: "Field '{field}.{k}' must be a string.",
+      SOURCE_OBJECT_KEY: "Source object keys must lie under 'ingest/' in the bucket (got {key}).",
+      NOT_AN_OBJECT: "The {what} must be a JSON object.",
+      FIELD_REQUIRED_STRING: "Field '{field}' is required and must be a non-empty string.",
+      FIELD_NOT_STRING: "Field '{field}' must be a string.",
+      FIELD_NOT_BOOLEAN: "Field '{field}' must be true or false.",
+      FIELD_NOT_INTEGER: "Field '{field}' must be an integer >= {min}.",
+      FIELD_NOT_STRINGS: "Field '{field}' must be an array of strings.",
+      FIELD_ENTRY_NOT_STRING: "Field '{field}.{key}' must be a string.",
       FIELD_CHANGES_REQUIRED:
         'Field \'changes\' is required: a list like [{"principal": "alice", "add": ["SELECT"], "remove": []}].',
-      FIELD_SET_NEEDS: "Field 'set' needs at least one column.",
-      FIELD_SQL_EXPRESSION: "Field '{field}' must be a SQL expression string.",
-      FIELD_KEY_COLUMN: "Field '{field}' has key {text}, which is not a column name.",
-      EACH_CLAUSE_NEEDS: "Each {field} clause needs exactly one of {allowed}.",
-      MODE_LITE_FULL: '"mode" must be "lite" or "full", got "{mode}".',
-      RETAINHOURS_NUMBER: '"retainHours" must be a number.',
-      FIELD_MODE_CREATE:
-        'Field \'mode\' must be "create", "createOrReplace" or "replace", not "{mode}".',
-      GIVE_EITHER_QUERY:
+      FIELD_SET_EMPTY: "Field 'set' needs at least one column.",
+      FIELD_NOT_EXPRESSION: "Field '{field}' must be a SQL expression string.",
+      FIELD_KEY_NOT_COLUMN: "Field '{field}' has key {text}, which is not a column name.",
+      CLAUSE_ACTION: "Each {field} clause needs exactly one of {allowed}.",
+      VACUUM_MODE: '"mode" must be "lite" or "full", got "{mode}".',
+      RETAIN_HOURS: '"retainHours" must be a number.',
+      CREATE_MODE: 'Field \'mode\' must be "create", "createOrReplace" or "replace", not "{mode}".',
+      QUERY_AND_COLUMNS:
         "Give either 'query' (its result defines the columns and rows) or 'columns' with optional 'rows', not both.",
       FIELD_ROWS_ARRAY: "Field 'rows' must be an array of rows.",
-      FIELD_TIMESTAMP_TIMESTAMP:
+      FIELD_TIMESTAMP:
         "Field 'timestamp' must be a timestamp string ('2026-10-03 12:00:00', ISO-8601) or epoch milliseconds.",
-      REPLACE_MATCHING_ROWS:
+      REPLACE_WITHOUT_MATCH:
         "A replace by matching rows needs the USING columns or an ON condition.",
-      REPLACE_USING_NEEDS: "REPLACE USING needs at least one column.",
-      RESTORE_NEEDS_EXACTLY: "RESTORE needs exactly one of a version or a timestamp to restore to.",
+      REPLACE_USING_EMPTY: "REPLACE USING needs at least one column.",
+      RESTORE_TARGET: "RESTORE needs exactly one of a version or a timestamp to restore to.",
     },
   },
   INVALID_SCHEMA_OR_RELATION_NAME: {
@@ -1147,7 +1150,7 @@ export const ERROR_CLASSES = {
     sqlstate: "42000",
     messages: {
       EXPRESSION: "Invalid usage of '*' in expression.",
-      INVALID_USAGE: "Invalid usage of '*' in {name}.",
+      IN_CLAUSE: "Invalid usage of '*' in {name}.",
     },
   },
   ITEM_STORE_NO_SORT_KEY: { status: 500, message: "Table {tableName} has no sort key." },
@@ -1156,18 +1159,18 @@ export const ERROR_CLASSES = {
     sqlstate: "22023",
     messages: {
       CSV: "Malformed records are detected in record parsing: {source} is not CSV ({message}).",
-      LINE_JSON:
+      JSON_LINE:
         "Malformed records are detected in record parsing: line {ordinal} of {json} is not JSON ({message}).",
-      ROWS_OBJECT_ARRAY:
-        "Malformed records are detected in record parsing: rows[{r}] is {row}, not an object or an array.",
+      ROW_SHAPE:
+        "Malformed records are detected in record parsing: rows[{index}] is {row}, not an object or an array.",
     },
   },
   MALFORMED_REQUEST: {
     status: 400,
     messages: {
-      REQUEST_BODY_VALID: "The request body is not valid JSON: {message}",
-      BODY_VALID_ARROW: "The body is not a valid Arrow IPC stream: {message}",
-      FIELD_SOURCE_ARROW: "Field 'source.arrow' is not a base64 Arrow IPC stream: {message}",
+      BODY_NOT_JSON: "The request body is not valid JSON: {message}",
+      BODY_NOT_ARROW: "The body is not a valid Arrow IPC stream: {message}",
+      SOURCE_ARROW: "Field 'source.arrow' is not a base64 Arrow IPC stream: {message}",
     },
   },
   MERGE_WITHOUT_WHEN: {
@@ -1215,13 +1218,13 @@ export const ERROR_CLASSES = {
   "NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION": {
     status: 400,
     sqlstate: "22003",
-    message: "{v} cannot be represented as Decimal({precision}, {scale}) ({loc}).",
+    message: "{value} cannot be represented as Decimal({precision}, {scale}) ({loc}).",
   },
   "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION": {
     status: 400,
     sqlstate: "22003",
     message:
-      '{valueText} cannot be represented as Decimal({precision}, {scale}). If necessary set {ANSI_CONF} to "false" to bypass this error, and return NULL instead.',
+      '{value} cannot be represented as Decimal({precision}, {scale}). If necessary set {config} to "false" to bypass this error, and return NULL instead.',
   },
   ORDER_BY_POS_OUT_OF_RANGE: {
     status: 400,
@@ -1237,17 +1240,17 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42601",
     messages: {
-      SYNTAX_ERROR_NEAR: "Syntax error at or near {near}.",
-      SYNTAX_ERROR_NEAR_2: "Syntax error at or near {near}{hint}.",
-      SYNTAX_ERROR_NEAR_3: "Syntax error at or near '{raw}'.",
-      END_INPUT_STATEMENT: "Syntax error at or near end of input: the statement nests too deeply.",
+      NEAR: "Syntax error at or near {near}.",
+      NEAR_TOKEN: "Syntax error at or near {near}{hint}.",
+      NEAR_TEXT: "Syntax error at or near '{raw}'.",
+      TOO_DEEP: "Syntax error at or near end of input: the statement nests too deeply.",
     },
   },
   PATH_NOT_FOUND: { status: 400, sqlstate: "42K03", message: "Path does not exist: {key}." },
   PAYLOAD_TOO_LARGE: {
     status: 413,
     message:
-      'The request body is larger than {MAX_BODY_BYTES} bytes (6 MiB), the most a request to Silt may carry. Upload big inputs to S3 instead: Parquet, CSV or JSON-lines objects written under {ingest} are appended to that table, and a MERGE takes its source as objects under ingest/ ("source": {"parquet": "ingest/..."}).',
+      'The request body is larger than {maxBytes} bytes (6 MiB), the most a request to Silt may carry. Upload big inputs to S3 instead: Parquet, CSV or JSON-lines objects written under {ingest} are appended to that table, and a MERGE takes its source as objects under ingest/ ("source": {"parquet": "ingest/..."}).',
   },
   PERMISSION_DENIED: {
     status: 403,
@@ -1291,21 +1294,19 @@ export const ERROR_CLASSES = {
   },
   SILT_COMMIT_ROW_MALFORMED: {
     status: 500,
-    message: "Commit arbiter row {S}@{N} lacks attribute {name}.",
+    message: "Commit arbiter row {tableId}@{version} lacks attribute {attribute}.",
   },
   SILT_COMMIT_WITHOUT_OPERATION: { status: 500, message: "A commit needs commitInfo.operation." },
   SILT_MISCONFIGURED: {
     status: 500,
     messages: {
-      ENVIRONMENT_VARIABLE_SILT:
-        "Environment variable SILT_AUTH must be one of {AUTH_MODES} (got {value}).",
-      SILT_TOKENS_LIST:
-        "SILT_TOKENS must list token=principal pairs separated by commas (got {pair}).",
-      SILT_AUTH_TOKEN:
+      AUTH_MODE: "Environment variable SILT_AUTH must be one of {modes} (got {value}).",
+      TOKEN_PAIR: "SILT_TOKENS must list token=principal pairs separated by commas (got {pair}).",
+      NO_TOKENS:
         "SILT_AUTH=token needs SILT_TOKENS, e.g. SILT_TOKENS='not-used=alice@example.com'.",
-      SILT_AUTH_SILT:
+      SERVE_AUTH_MODE:
         "SILT_AUTH for silt serve must be none or token (got {mode}); iam and jwt are for the deployed API.",
-      ENVIRONMENT_VARIABLE_SET: "Environment variable {name} is not set.",
+      VARIABLE_NOT_SET: "Environment variable {name} is not set.",
     },
   },
   SILT_READ_VERSION_AHEAD: {
@@ -1350,9 +1351,9 @@ export const ERROR_CLASSES = {
     status: 404,
     uc: "TABLE_NOT_FOUND",
     messages: {
-      STAGING_ID_STAGE:
+      STAGING_ID:
         "No staging table has id {tableId}. Stage the table first (POST /staging-tables).",
-      STAGING_LOCATION_STAGE:
+      STAGING_LOCATION:
         "No staging table of {name} has location {location}. Stage the table first (POST /staging-tables) and create it at the location that answer gave.",
       BEING_DROPPED: "Table {name} is being dropped.",
     },
@@ -1394,13 +1395,11 @@ export const ERROR_CLASSES = {
     status: 501,
     uc: "UNIMPLEMENTED",
     messages: {
-      KEEPS_MANAGED_TABLES:
-        "Silt keeps managed tables only; table-type {tableType} is not supported.",
-      CONVERT_TABLES_ICEBERG:
-        "Silt does not convert tables to Iceberg (UniForm); commit without 'uniform'.",
+      TABLE_TYPE: "Silt keeps managed tables only; table-type {tableType} is not supported.",
+      UNIFORM: "Silt does not convert tables to Iceberg (UniForm); commit without 'uniform'.",
       RENAME_NAMESPACE:
         "Silt cannot rename a {kind} ({current} to {newName}) yet: its tables are kept under its name. Change the comment or properties, or create a new {kind}.",
-      KEEPS_MANAGED_TABLES_TABLE:
+      LEGACY_TABLE_TYPE:
         "Silt keeps managed tables only; table_type {tableType} is not supported. Create a MANAGED table.",
     },
   },
@@ -1413,9 +1412,8 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42703",
     messages: {
-      COLUMN_VARIABLE_FUNCTION:
-        "A column, variable, or function parameter with name {key} cannot be resolved. Did you mean one of the following? [{suggestions}].",
-      COLUMN_VARIABLE_FUNCTION_PARAMETER:
+      NAME: "A column, variable, or function parameter with name {key} cannot be resolved. Did you mean one of the following? [{suggestions}].",
+      QUOTED_NAME:
         "A column, variable, or function parameter with name `{name}` cannot be resolved. Did you mean one of the following? [{fields}].",
     },
   },
@@ -1439,10 +1437,10 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "0A000",
     messages: {
-      UNSUPPORTED_DATA_TYPE: 'Unsupported data type "{name}".',
-      COLUMN: 'Unsupported data type "{name}" (column {path}).',
-      INTERVAL_DAY_DIFFERENCE:
-        'Unsupported data type "INTERVAL DAY": the difference of two dates; use datediff({l0}, {r0}) instead.',
+      TYPE: 'Unsupported data type "{name}".',
+      COLUMN_TYPE: 'Unsupported data type "{name}" (column {path}).',
+      DATE_DIFFERENCE:
+        'Unsupported data type "INTERVAL DAY": the difference of two dates; use datediff({left}, {right}) instead.',
       INTERVAL: 'Unsupported data type "INTERVAL".',
     },
   },
@@ -1450,9 +1448,9 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "0A000",
     messages: {
-      DELTA_DATASOURCE_DOESN:
+      VOID_COLUMN:
         'The Delta datasource doesn\'t support the column `{name}` of the type "VOID". Cast the NULL to a type.',
-      E_G_STRING:
+      VOID_NULL:
         'The Delta datasource doesn\'t support the column {name} of the type "VOID". Cast the NULL to a type, e.g. CAST(NULL AS STRING).',
     },
   },

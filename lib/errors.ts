@@ -2,8 +2,8 @@
  * Every failure a caller can see is a SiltError: a Spark/Delta error class, the parameters its
  * message was rendered from, the HTTP status the API answers with, and the SQLSTATE where Spark
  * defines one. Classes, statuses, SQLSTATEs and message templates live in one registry
- * (error-classes.ts); `siltError` is the only way to raise one, so a class's parameters are
- * checked at compile time against its template.
+ * (error-classes.ts); raising through `siltError` checks a class's parameters
+ * against its template at compile time.
  */
 import { type ERROR_CLASSES, type ErrorClassEntry, errorClassEntry } from "./error-classes.ts";
 
@@ -93,7 +93,7 @@ function conditionOf(condition: string): {
   return { errorClass, entry, template };
 }
 
-export function renderMessage(template: string, params: ErrorParameters): string {
+function renderMessage(template: string, params: ErrorParameters): string {
   return template.replace(PLACEHOLDER, (text, name: string) =>
     name in params ? String(params[name]) : text,
   );

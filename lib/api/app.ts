@@ -127,7 +127,7 @@ export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
     const known =
       err instanceof SiltError
         ? err
-        : siltError("INTERNAL_ERROR:INTERNAL_ERROR_OCCURRED", { requestId: c.get("requestId") });
+        : siltError("INTERNAL_ERROR:UNEXPECTED_FAILURE", { requestId: c.get("requestId") });
     return errorResponse(c, known);
   });
 

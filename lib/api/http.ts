@@ -32,20 +32,20 @@ export const MAX_BODY_BYTES = 6 * 1024 * 1024;
 /** 413 for a body over MAX_BODY_BYTES, pointing to the S3 paths big inputs take instead. */
 export function payloadTooLarge(ctx: SiltContext): SiltError {
   const ingest = `${locationUri(ctx, "ingest")}/<catalog>/<schema>/<table>/`;
-  return siltError("PAYLOAD_TOO_LARGE", { MAX_BODY_BYTES, ingest });
+  return siltError("PAYLOAD_TOO_LARGE", { maxBytes: MAX_BODY_BYTES, ingest });
 }
 
 export async function jsonBody(c: Context<Env>, allowEmpty = false): Promise<Json> {
   const text = await c.req.text();
   if (text.trim() === "") {
     if (allowEmpty) return {};
-    throw siltError("INVALID_REQUEST:REQUEST_NEEDS_JSON");
+    throw siltError("INVALID_REQUEST:NO_BODY");
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw siltError("MALFORMED_REQUEST:REQUEST_BODY_VALID", { message: (err as Error).message });
+    throw siltError("MALFORMED_REQUEST:BODY_NOT_JSON", { message: (err as Error).message });
   }
   return asObject(parsed);
 }
@@ -86,7 +86,7 @@ export async function rowsInput(c: Context<Env>): Promise<InputRows> {
     try {
       return { arrow: arrow.tableFromIPC(bytes) };
     } catch (err) {
-      throw siltError("MALFORMED_REQUEST:BODY_VALID_ARROW", { message: (err as Error).message });
+      throw siltError("MALFORMED_REQUEST:BODY_NOT_ARROW", { message: (err as Error).message });
     }
   }
   const body = await jsonBody(c);

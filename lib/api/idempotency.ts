@@ -117,7 +117,7 @@ export function idempotencyMiddleware(
     const callerKey = c.req.header(IDEMPOTENCY_HEADER);
     if ((method !== "POST" && method !== "DELETE") || callerKey === undefined) return next();
     if (callerKey.trim() === "" || callerKey.length > MAX_KEY_LENGTH) {
-      throw siltError("INVALID_IDEMPOTENCY_KEY", { MAX_KEY_LENGTH });
+      throw siltError("INVALID_IDEMPOTENCY_KEY", { maxLength: MAX_KEY_LENGTH });
     }
     // Step 1.
     const url = new URL(c.req.url);

@@ -100,7 +100,7 @@ export async function loadMergeSource(
     try {
       table = arrow.tableFromIPC(Buffer.from(spec.arrow, "base64"));
     } catch (err) {
-      throw siltError("MALFORMED_REQUEST:FIELD_SOURCE_ARROW", { message: (err as Error).message });
+      throw siltError("MALFORMED_REQUEST:SOURCE_ARROW", { message: (err as Error).message });
     }
     return typed(table, qualifier);
   }
@@ -126,7 +126,7 @@ export async function loadMergeSource(
         try {
           return JSON.parse(line) as unknown;
         } catch (err) {
-          throw siltError("MALFORMED_RECORD_IN_PARSING:LINE_JSON", {
+          throw siltError("MALFORMED_RECORD_IN_PARSING:JSON_LINE", {
             ordinal: i + 1,
             json: spec.json,
             message: (err as Error).message,
@@ -157,7 +157,7 @@ export async function loadMergeSource(
       qualifier,
     };
   }
-  throw siltError("INVALID_REQUEST:FIELD_SOURCE_ONE");
+  throw siltError("INVALID_REQUEST:SOURCE_KIND");
 }
 
 const POS = { line: 0, column: 0 };
@@ -200,7 +200,7 @@ function untyped(
     const seen = new Map<string, string>();
     rows.forEach((row, i) => {
       if (row === null || typeof row !== "object" || Array.isArray(row)) {
-        throw siltError("INVALID_REQUEST:SOURCE_ROW_OBJECT", { i });
+        throw siltError("INVALID_REQUEST:SOURCE_ROW_NOT_OBJECT", { index: i });
       }
       for (const k of Object.keys(row))
         if (!seen.has(k.toLowerCase())) seen.set(k.toLowerCase(), k);
@@ -247,7 +247,7 @@ function inferType(rows: unknown[], name: string): DataType {
     else if (typeof v === "number") t = Number.isInteger(v) ? "long" : "double";
     else if (typeof v === "string") t = "string";
     else {
-      throw siltError("INVALID_REQUEST:SOURCE_COLUMN_HOLDS", { name });
+      throw siltError("INVALID_REQUEST:SOURCE_COLUMN_NESTED", { name });
     }
     if (type === undefined || type === t) type = t;
     else if ((type === "long" && t === "double") || (type === "double" && t === "long"))
@@ -264,7 +264,7 @@ async function ingestObject(ctx: SiltContext, key: string): Promise<Uint8Array> 
     !key.startsWith(INGEST_PREFIX) ||
     key.split("/").some((part) => part === ".." || part === ".")
   ) {
-    throw siltError("INVALID_REQUEST:SOURCE_OBJECT_KEYS", { key: JSON.stringify(key) });
+    throw siltError("INVALID_REQUEST:SOURCE_OBJECT_KEY", { key: JSON.stringify(key) });
   }
   const [catalog, schema, table, ...file] = key.slice(INGEST_PREFIX.length).split("/");
   if (file.length > 0 && ctx.enforcePrivileges) {

@@ -8,7 +8,7 @@ export type Json = Record<string, unknown>;
 
 export function asObject(body: unknown, what = "request body"): Json {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw siltError("INVALID_REQUEST:JSON_OBJECT", { what });
+    throw siltError("INVALID_REQUEST:NOT_AN_OBJECT", { what });
   }
   return body as Json;
 }
@@ -16,7 +16,7 @@ export function asObject(body: unknown, what = "request body"): Json {
 export function requiredString(body: Json, field: string): string {
   const v = body[field];
   if (typeof v !== "string" || v.length === 0) {
-    throw siltError("INVALID_REQUEST:FIELD_REQUIRED_NON", { field });
+    throw siltError("INVALID_REQUEST:FIELD_REQUIRED_STRING", { field });
   }
   return v;
 }
@@ -24,7 +24,7 @@ export function requiredString(body: Json, field: string): string {
 export function optionalString(body: Json, field: string): string | undefined {
   const v = body[field];
   if (v === undefined || v === null) return undefined;
-  if (typeof v !== "string") throw siltError("INVALID_REQUEST:FIELD_STRING", { field });
+  if (typeof v !== "string") throw siltError("INVALID_REQUEST:FIELD_NOT_STRING", { field });
   return v;
 }
 
@@ -34,7 +34,7 @@ export function optionalBoolean(body: Json, field: string): boolean | undefined 
   if (typeof v === "boolean") return v;
   if (v === "true") return true;
   if (v === "false") return false;
-  throw siltError("INVALID_REQUEST:FIELD_TRUE_FALSE", { field });
+  throw siltError("INVALID_REQUEST:FIELD_NOT_BOOLEAN", { field });
 }
 
 export function optionalInteger(body: Json, field: string, min = 0): number | undefined {
@@ -42,7 +42,7 @@ export function optionalInteger(body: Json, field: string, min = 0): number | un
   if (v === undefined || v === null || v === "") return undefined;
   const n = typeof v === "string" ? Number(v) : v;
   if (typeof n !== "number" || !Number.isInteger(n) || n < min) {
-    throw siltError("INVALID_REQUEST:FIELD_INTEGER", { field, min });
+    throw siltError("INVALID_REQUEST:FIELD_NOT_INTEGER", { field, min });
   }
   return n;
 }
@@ -56,7 +56,7 @@ export function optionalStringArray(body: Json, field: string): string[] | undef
       .map((s) => s.trim())
       .filter((s) => s !== "");
   if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
-    throw siltError("INVALID_REQUEST:FIELD_ARRAY_STRINGS", { field });
+    throw siltError("INVALID_REQUEST:FIELD_NOT_STRINGS", { field });
   }
   return v as string[];
 }
@@ -69,7 +69,7 @@ export function optionalStringMap(body: Json, field: string): Record<string, str
   for (const [k, val] of Object.entries(obj)) {
     if (typeof val === "string") out[k] = val;
     else if (typeof val === "number" || typeof val === "boolean") out[k] = String(val);
-    else throw siltError("INVALID_REQUEST:FIELD_STRING_2", { field, k });
+    else throw siltError("INVALID_REQUEST:FIELD_ENTRY_NOT_STRING", { field, key: k });
   }
   return out;
 }

@@ -38,7 +38,7 @@ export function registerDmlRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>
       const body = await jsonBody(c);
       const set = asObject(body.set, "field 'set'");
       if (Object.keys(set).length === 0) {
-        throw siltError("INVALID_REQUEST:FIELD_SET_NEEDS");
+        throw siltError("INVALID_REQUEST:FIELD_SET_EMPTY");
       }
       const assignments: Assignment[] = Object.entries(set).map(([column, value]) => ({
         column: columnName(column, "set"),
@@ -100,7 +100,7 @@ export function registerDmlRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>
 
 function expression(text: unknown, field: string): Expr {
   if (typeof text !== "string" || text.trim() === "") {
-    throw siltError("INVALID_REQUEST:FIELD_SQL_EXPRESSION", { field });
+    throw siltError("INVALID_REQUEST:FIELD_NOT_EXPRESSION", { field });
   }
   return parseExpression(text);
 }
@@ -114,7 +114,7 @@ function optionalExpression(body: Json, field: string): Expr | undefined {
 function columnName(text: string, field: string): Name {
   const e = expression(text, `${field} key`);
   if (e.kind !== "column") {
-    throw siltError("INVALID_REQUEST:FIELD_KEY_COLUMN", { field, text: JSON.stringify(text) });
+    throw siltError("INVALID_REQUEST:FIELD_KEY_NOT_COLUMN", { field, text: JSON.stringify(text) });
   }
   return e.name;
 }
@@ -138,7 +138,7 @@ function assignments(map: unknown, field: string): Assignment[] {
 function actionOf(clause: Json, allowed: string[], field: string): string {
   const present = allowed.filter((k) => clause[k] !== undefined && clause[k] !== false);
   if (present.length !== 1) {
-    throw siltError("INVALID_REQUEST:EACH_CLAUSE_NEEDS", {
+    throw siltError("INVALID_REQUEST:CLAUSE_ACTION", {
       field,
       allowed: allowed.map((k) => `'${k}'`).join(", "),
     });

@@ -51,11 +51,11 @@ export function registerMaintenanceRoutes(app: Hono<Env>, serves: ReadonlySet<Op
       const body = await jsonBody(c, true);
       const mode = optionalString(body, "mode")?.toLowerCase();
       if (mode !== undefined && mode !== "lite" && mode !== "full") {
-        throw siltError("INVALID_REQUEST:MODE_LITE_FULL", { mode });
+        throw siltError("INVALID_REQUEST:VACUUM_MODE", { mode });
       }
       const retain = body.retainHours;
       if (retain !== undefined && retain !== null && typeof retain !== "number") {
-        throw siltError("INVALID_REQUEST:RETAINHOURS_NUMBER");
+        throw siltError("INVALID_REQUEST:RETAIN_HOURS");
       }
       const check = optionalStringMap(body, "conf")?.[RETENTION_CHECK_CONF];
       const result = await vacuumTable(ctx, c.req.param("name"), {

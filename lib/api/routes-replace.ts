@@ -109,11 +109,11 @@ export async function createOrReplaceRoute(c: Context<Env>, body: Json) {
   const ctx = c.get("ctx");
   const mode = (optionalString(body, "mode") ?? "create") as CreationMode;
   if (!["create", "createOrReplace", "replace"].includes(mode)) {
-    throw siltError("INVALID_REQUEST:FIELD_MODE_CREATE", { mode });
+    throw siltError("INVALID_REQUEST:CREATE_MODE", { mode });
   }
   const query = optionalString(body, "query");
   if (query !== undefined && (body.rows !== undefined || body.columns !== undefined)) {
-    throw siltError("INVALID_REQUEST:GIVE_EITHER_QUERY");
+    throw siltError("INVALID_REQUEST:QUERY_AND_COLUMNS");
   }
   if (body.rows !== undefined && !Array.isArray(body.rows)) {
     throw siltError("INVALID_REQUEST:FIELD_ROWS_ARRAY");
@@ -137,7 +137,7 @@ export async function createOrReplaceRoute(c: Context<Env>, body: Json) {
             const r = await runQuery(ctx, parseQuery(query), session);
             const columns = r.fields.map((f) => {
               if (f.type === "null") {
-                throw siltError("UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE:DELTA_DATASOURCE_DOESN", {
+                throw siltError("UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE:VOID_COLUMN", {
                   name: f.name,
                 });
               }
@@ -175,5 +175,5 @@ function optionalTimestamp(body: Json): string | number | undefined {
   const v = body.timestamp;
   if (v === undefined || v === null) return undefined;
   if (typeof v === "string" || typeof v === "number") return v;
-  throw siltError("INVALID_REQUEST:FIELD_TIMESTAMP_TIMESTAMP");
+  throw siltError("INVALID_REQUEST:FIELD_TIMESTAMP");
 }

@@ -82,12 +82,12 @@ export async function temporaryTableCredentials(
 ): Promise<TemporaryTableCredentials> {
   const operation = TABLE_OPERATIONS.find((op) => op === req.operation);
   if (operation === undefined) {
-    throw siltError("INVALID_PARAMETER_VALUE:FIELD_OPERATION_READ", {
+    throw siltError("INVALID_PARAMETER_VALUE:OPERATION", {
       operation: JSON.stringify(req.operation),
     });
   }
   if ((req.tableId === undefined) === (req.tableName === undefined)) {
-    throw siltError("INVALID_PARAMETER_VALUE:NAME_TABLE_EXACTLY");
+    throw siltError("INVALID_PARAMETER_VALUE:TABLE_ID_OR_NAME");
   }
   // Step 1.
   const qn =
@@ -112,10 +112,10 @@ export async function stagingTableCredentials(
 ): Promise<TemporaryTableCredentials> {
   const entry = await ctx.catalog.findTableById(tableId);
   if (entry === undefined || entry.state !== "CREATING" || !entry.staging) {
-    throw siltError("TABLE_NOT_FOUND:STAGING_ID_STAGE", { tableId });
+    throw siltError("TABLE_NOT_FOUND:STAGING_ID", { tableId });
   }
   if (ctx.enforcePrivileges === true && entry.owner !== ctx.principal) {
-    throw siltError("INSUFFICIENT_PERMISSIONS:DID_STAGE_TABLE", {
+    throw siltError("INSUFFICIENT_PERMISSIONS:NOT_STAGER", {
       principal: ctx.principal,
       catalog: entry.catalog,
       schema: entry.schema,
@@ -320,7 +320,7 @@ export class StsTableCredentials implements TableCredentialVendor {
       c.SessionToken === undefined ||
       c.Expiration === undefined
     ) {
-      throw siltError("INTERNAL_ERROR:STS_ASSUMEROLE_ANSWERED");
+      throw siltError("INTERNAL_ERROR:STS_NO_CREDENTIALS");
     }
     return {
       credentials: {

@@ -54,7 +54,7 @@ export function securableName(
   if (type === "table") return qualifyNameParts(parts, defaults);
   const depth = type === "catalog" ? 1 : 2;
   if (parts.length > depth || (type === "catalog" && parts.length === 0 && !defaults.catalog)) {
-    throw siltError("INVALID_PARAMETER_VALUE:NAMED", {
+    throw siltError("INVALID_PARAMETER_VALUE:SECURABLE_NAME_PARTS", {
       type,
       allowedParts: type === "catalog" ? "one part" : "at most two parts (catalog.schema)",
       parts: JSON.stringify(parts.join(".")),
@@ -76,8 +76,8 @@ export function securableFromPath(type: string, fullName: string): SecurableName
   const parts = splitNameParts(fullName);
   const depth = SECURABLE_TYPES.indexOf(t) + 1;
   if (parts.length !== depth) {
-    throw siltError("INVALID_PARAMETER_VALUE:FULL_NAME_PART", {
-      t,
+    throw siltError("INVALID_PARAMETER_VALUE:FULL_NAME_PARTS", {
+      securableType: t,
       depth,
       expected: ["catalog", "catalog.schema", "catalog.schema.table"][depth - 1],
       fullName: JSON.stringify(fullName),
@@ -98,7 +98,7 @@ export async function updatePermissions(
   const privileges = (value: unknown, field: string): string[] => {
     if (value === undefined || value === null) return [];
     if (!Array.isArray(value)) {
-      throw siltError("INVALID_PARAMETER_VALUE:LIST_PRIVILEGES", { field });
+      throw siltError("INVALID_PARAMETER_VALUE:PRIVILEGES_NOT_LIST", { field });
     }
     return value.map((p) => parsePrivilege(String(p), type, fullName));
   };

@@ -24,8 +24,8 @@ export type AuthMode = (typeof AUTH_MODES)[number] | "token";
 export function parseAuthMode(value: string | undefined): AuthMode {
   const mode = AUTH_MODES.find((m) => m === value);
   if (mode === undefined) {
-    throw siltError("SILT_MISCONFIGURED:ENVIRONMENT_VARIABLE_SILT", {
-      AUTH_MODES: AUTH_MODES.join(", "),
+    throw siltError("SILT_MISCONFIGURED:AUTH_MODE", {
+      modes: AUTH_MODES.join(", "),
       value: JSON.stringify(value ?? null),
     });
   }
@@ -54,12 +54,12 @@ export function parseTokens(text: string | undefined): ReadonlyMap<string, strin
     const token = pair.slice(0, at).trim();
     const principal = pair.slice(at + 1).trim();
     if (at <= 0 || principal === "") {
-      throw siltError("SILT_MISCONFIGURED:SILT_TOKENS_LIST", { pair: JSON.stringify(pair) });
+      throw siltError("SILT_MISCONFIGURED:TOKEN_PAIR", { pair: JSON.stringify(pair) });
     }
     tokens.set(token, principal);
   }
   if (tokens.size === 0) {
-    throw siltError("SILT_MISCONFIGURED:SILT_AUTH_TOKEN");
+    throw siltError("SILT_MISCONFIGURED:NO_TOKENS");
   }
   return tokens;
 }

@@ -111,9 +111,9 @@ export function requireOwnership(principal: string, path: SecurablePath, action:
   // "its owner or the owner of its schema or the owner of its catalog"
   const containers = path.slice(0, -1).map((level) => level.type);
   const owners = ["its owner", ...containers.reverse().map((type) => `its ${type}`)];
-  throw siltError("INSUFFICIENT_PERMISSIONS:OWNER", {
+  throw siltError("INSUFFICIENT_PERMISSIONS:NOT_OWNER", {
     principal,
-    KIND: KIND[target.type],
+    securable: KIND[target.type],
     fullName: target.fullName,
     owners: owners.join(" or the owner of "),
     action,
@@ -127,12 +127,12 @@ export function insufficientPrivileges(
   target: Level,
 ): SiltError {
   const kind = KIND[target.type];
-  return siltError("INSUFFICIENT_PERMISSIONS:ASK_OWNER_RUN", {
+  return siltError("INSUFFICIENT_PERMISSIONS:MISSING_PRIVILEGE", {
     principal,
     privilege,
-    kind,
+    securable: kind,
     fullName: target.fullName,
-    kind2: kind.toUpperCase(),
+    securableKeyword: kind.toUpperCase(),
   });
 }
 
@@ -148,15 +148,15 @@ export function parsePrivilege(text: string, type: SecurableType, fullName: stri
   if (name === "ALL" || name === ALL_PRIVILEGES) return ALL_PRIVILEGES;
   const privilege = PRIVILEGES.find((p) => p === name);
   if (privilege === undefined) {
-    throw siltError("INVALID_PARAMETER_VALUE:UNKNOWN_PRIVILEGE_SILT", {
+    throw siltError("INVALID_PARAMETER_VALUE:UNKNOWN_PRIVILEGE", {
       text: JSON.stringify(text),
       privileges: [...PRIVILEGES, ALL_PRIVILEGES].join(", "),
     });
   }
   if (!APPLICABLE[type].includes(privilege)) {
-    throw siltError("INVALID_PARAMETER_VALUE:PRIVILEGE_APPLICABLE_ACCEPTS", {
+    throw siltError("INVALID_PARAMETER_VALUE:PRIVILEGE_NOT_APPLICABLE", {
       privilege,
-      KIND: KIND[type],
+      securable: KIND[type],
       fullName,
       type,
       privileges: [...APPLICABLE[type], ALL_PRIVILEGES].join(", "),
@@ -176,7 +176,7 @@ export function checkPrincipal(principal: unknown): string {
     principal.length > 512 ||
     /\p{Cc}/u.test(principal)
   ) {
-    throw siltError("INVALID_PARAMETER_VALUE:PRINCIPAL_NON_EMPTY", {
+    throw siltError("INVALID_PARAMETER_VALUE:PRINCIPAL", {
       principal: JSON.stringify(principal),
     });
   }

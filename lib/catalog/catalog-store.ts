@@ -229,19 +229,19 @@ const namesItem = (item: Item): Condition =>
 
 function attr(item: Item, key: string): AttributeValue {
   const value = item[key];
-  if (value === undefined) throw siltError("CATALOG_CORRUPT:CATALOG_ITEM_LACKS", { key });
+  if (value === undefined) throw siltError("CATALOG_CORRUPT:MISSING_ATTRIBUTE", { key });
   return value;
 }
 
 function str(item: Item, key: string): string {
   const value = item[key]?.S;
-  if (value === undefined) throw siltError("CATALOG_CORRUPT:CATALOG_ITEM_LACKS", { key });
+  if (value === undefined) throw siltError("CATALOG_CORRUPT:MISSING_ATTRIBUTE", { key });
   return value;
 }
 
 function num(item: Item, key: string): number {
   const value = item[key]?.N;
-  if (value === undefined) throw siltError("CATALOG_CORRUPT:CATALOG_ITEM_LACKS", { key });
+  if (value === undefined) throw siltError("CATALOG_CORRUPT:MISSING_ATTRIBUTE", { key });
   return Number(value);
 }
 
@@ -593,7 +593,7 @@ export class Catalog {
     }
     const current = await this.get(pk, entry.name);
     if (current !== undefined && str(current, "tableId") === entry.tableId) {
-      throw siltError("CATALOG_INVALID_STATE:ABORT_CREATION", {
+      throw siltError("CATALOG_INVALID_STATE:ABORT_CREATE", {
         tableId: entry.tableId,
         state: str(current, "state"),
       });
@@ -816,7 +816,7 @@ export class Catalog {
     const current = await this.get(pk, entry.name);
     if (current !== undefined && str(current, "tableId") === entry.tableId) {
       if (str(current, "state") !== "DROPPING") {
-        throw siltError("CATALOG_INVALID_STATE:FINISHDROPTABLE_STATE_CALL", {
+        throw siltError("CATALOG_INVALID_STATE:FINISH_DROP", {
           tableId: entry.tableId,
           state: str(current, "state"),
         });
@@ -1035,7 +1035,7 @@ export class Catalog {
     name: "id" | "tableId",
     value: AttributeValue | undefined,
   ): Promise<boolean> {
-    if (value === undefined) throw siltError("CATALOG_CORRUPT:ID");
+    if (value === undefined) throw siltError("CATALOG_CORRUPT:MISSING_ID");
     return this.items.delete(keyOf(item), eq(name, value));
   }
 

@@ -105,9 +105,9 @@ export function splitNameParts(text: string): string[] {
       part = text.slice(start, i).trimEnd();
       if (text[i] === "`") throw syntaxError("a back-quote appears inside an unquoted part");
       if (part.length > 0 && !UNQUOTED_IDENTIFIER.test(part)) {
-        throw siltError("INVALID_IDENTIFIER:UNQUOTED_IDENTIFIER_INVALID", {
-          part,
-          part2: quoteIdent(part),
+        throw siltError("INVALID_IDENTIFIER:NAME_PART", {
+          ident: part,
+          quoted: quoteIdent(part),
         });
       }
     }

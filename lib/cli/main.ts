@@ -68,7 +68,7 @@ function localTokens(env: NodeJS.ProcessEnv): ReadonlyMap<string, string> | unde
   const mode = env.SILT_AUTH ?? "none";
   if (mode === "none") return undefined;
   if (mode === "token") return parseTokens(env.SILT_TOKENS);
-  throw siltError("SILT_MISCONFIGURED:SILT_AUTH_SILT", { mode: JSON.stringify(mode) });
+  throw siltError("SILT_MISCONFIGURED:SERVE_AUTH_MODE", { mode: JSON.stringify(mode) });
 }
 
 async function serveCommand(): Promise<number> {
@@ -105,7 +105,7 @@ async function readCommand(args: string[], write: (s: string) => void): Promise<
     },
   });
   if (positionals.length !== 1) {
-    throw siltError("INVALID_ARGUMENT:SILT_READ_EXACTLY");
+    throw siltError("INVALID_ARGUMENT:READ_ONE_PATH");
   }
   const { store, root } = openLocation(positionals[0]);
   const version =
@@ -140,7 +140,7 @@ async function readCommand(args: string[], write: (s: string) => void): Promise<
 function integerArg(flag: string, text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0) {
-    throw siltError("INVALID_ARGUMENT:NON_NEGATIVE_INTEGER", { flag, text });
+    throw siltError("INVALID_ARGUMENT:NOT_NON_NEGATIVE_INTEGER", { flag, text });
   }
   return n;
 }

@@ -203,4 +203,8 @@ function fromItem(item: Item): RatifiedRow {
 }
 
 const malformed = (item: Item, name: string) =>
-  siltError("SILT_COMMIT_ROW_MALFORMED", { S: item.tableId?.S, N: item.version?.N, name });
+  siltError("SILT_COMMIT_ROW_MALFORMED", {
+    tableId: item.tableId?.S,
+    version: item.version?.N,
+    attribute: name,
+  });

@@ -98,15 +98,12 @@ export function checkConflicts(txn: PendingTransaction, winner: WinningCommit): 
   const ours = summarize(txn.actions);
   for (const domain of ours.domains.keys()) {
     if (domain !== ROW_TRACKING_DOMAIN && w.domains.has(domain)) {
-      throw siltError(
-        "DELTA_CONCURRENT_TRANSACTION:CONCURRENTTRANSACTIONEXCEPTION_CONFLICTING_METADATA",
-        { domain, conflictingCommit },
-      );
+      throw siltError("DELTA_CONCURRENT_TRANSACTION:DOMAIN", { domain, conflictingCommit });
     }
   }
   for (const appId of ours.appIds) {
     if (w.appIds.has(appId)) {
-      throw siltError("DELTA_CONCURRENT_TRANSACTION:CONCURRENTTRANSACTIONEXCEPTION_ERROR_OCCURS", {
+      throw siltError("DELTA_CONCURRENT_TRANSACTION:APP_ID", {
         appId,
         table,
         conflictingCommit,

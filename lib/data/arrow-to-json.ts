@@ -577,7 +577,7 @@ export function arrowToRows(
 ): unknown[][] {
   const ncols = table.schema.fields.length;
   if (schema && schema.fields.length !== ncols) {
-    throw siltError("INTERNAL_ERROR:ARROWTOROWS_SCHEMA_COLUMN", {
+    throw siltError("INTERNAL_ERROR:ARROW_TO_ROWS_WIDTH", {
       fieldsCount: schema.fields.length,
       ncols,
     });

@@ -55,7 +55,7 @@ export function conformData(data: AnyData, target: arrow.DataType, column: strin
   if (s === arrow.Type.LargeList && t === arrow.Type.List) {
     return narrowListOffsets(data, target as arrow.List, column);
   }
-  throw siltError("FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH:COLUMN_TABLE_SCHEMA", {
+  throw siltError("FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH:IN_A_FILE", {
     column,
     target: String(target),
     source: String(source),
@@ -140,7 +140,7 @@ function narrowOffsets(data: AnyData, target: arrow.DataType, column: string): A
   for (let i = 0; i <= n; i++) {
     const v = offsets[i] - base;
     if (v > 2_147_483_647n) {
-      throw siltError("FAILED_READ_FILE:GIB_ONE_BATCH", { column });
+      throw siltError("FAILED_READ_FILE:BATCH_TOO_LARGE", { column });
     }
     out[i] = Number(v);
   }
@@ -164,7 +164,7 @@ function narrowListOffsets(data: AnyData, target: arrow.List, column: string): A
   for (let i = 0; i <= n; i++) {
     const v = offsets[i] - base;
     if (v > 2_147_483_647n) {
-      throw siltError("FAILED_READ_FILE:LIST_ELEMENTS", { column });
+      throw siltError("FAILED_READ_FILE:TOO_MANY_LIST_ELEMENTS", { column });
     }
     out[i] = Number(v);
   }
@@ -182,7 +182,7 @@ function narrowListOffsets(data: AnyData, target: arrow.List, column: string): A
 
 function widenInts(data: AnyData, from: arrow.Int, to: arrow.Int, column: string): AnyData {
   if (to.bitWidth < from.bitWidth) {
-    throw siltError("FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH:COLUMN_TABLE_SCHEMA", {
+    throw siltError("FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH:IN_A_FILE", {
       column,
       target: String(to),
       source: String(from),

@@ -70,10 +70,10 @@ export const showValue = (v: unknown): string => {
 const sqlType = (t: DataType): string => sparkTypeName(t).toUpperCase();
 
 export function castInvalid(v: unknown, type: DataType, loc: Loc): never {
-  throw siltError("CAST_INVALID_INPUT:VALUE_TYPE_CAST", {
-    v: showValue(v),
-    v2: sqlTypeOfValue(v),
-    type: sqlType(type),
+  throw siltError("CAST_INVALID_INPUT:AT_LOCATION", {
+    expression: showValue(v),
+    sourceType: sqlTypeOfValue(v),
+    targetType: sqlType(type),
     loc: where(loc),
   });
 }
@@ -81,16 +81,16 @@ export function castInvalid(v: unknown, type: DataType, loc: Loc): never {
 function castOverflow(v: unknown, type: DataType, loc: Loc): never {
   const row = loc.ctx.row < 0 ? "" : ` (value ${showValue(v)}, rows[${loc.ctx.row}])`;
   throw siltError("CAST_OVERFLOW_IN_TABLE_INSERT", {
-    v: sqlTypeOfValue(v),
-    type: sqlType(type),
-    path: quotePath(loc.path),
+    sourceType: sqlTypeOfValue(v),
+    targetType: sqlType(type),
+    columnName: quotePath(loc.path),
     row,
   });
 }
 
 function decimalOverflow(v: unknown, type: DecimalType, loc: Loc): never {
   throw siltError("NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION", {
-    v: typeof v === "string" ? v.trim() : String(v),
+    value: typeof v === "string" ? v.trim() : String(v),
     precision: type.precision,
     scale: type.scale,
     loc: where(loc),
@@ -328,7 +328,7 @@ export function canonical(v: unknown, type: DataType, nullable: boolean, loc: Lo
       return out;
     }
     case "unsupported":
-      throw siltError("UNSUPPORTED_DATATYPE:UNSUPPORTED_DATA_TYPE", {
+      throw siltError("UNSUPPORTED_DATATYPE:TYPE", {
         name: type.name.toUpperCase(),
       });
   }
@@ -367,11 +367,11 @@ export function structInput(v: unknown, type: StructType, loc: Loc, index?: Fiel
   const n = type.fields.length;
   if (Array.isArray(v)) {
     if (v.length < n) {
-      throw siltError("DELTA_INSERT_COLUMN_ARITY_MISMATCH:NESTED_FIELDS", {
+      throw siltError("DELTA_INSERT_COLUMN_ARITY_MISMATCH:NESTED", {
         table: loc.ctx.table,
         path: loc.path.join("."),
-        n,
-        vCount: v.length,
+        targetColumns: n,
+        dataColumns: v.length,
       });
     }
     if (v.length > n) {
@@ -402,4 +402,4 @@ export function structInput(v: unknown, type: StructType, loc: Loc, index?: Fiel
 }
 
 export const columnAlreadyExists = (path: string[]) =>
-  siltError("COLUMN_ALREADY_EXISTS:ALREADY_EXISTS_CHOOSE", { path: quotePath(path) });
+  siltError("COLUMN_ALREADY_EXISTS:EXISTS", { path: quotePath(path) });

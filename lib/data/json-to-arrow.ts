@@ -563,7 +563,7 @@ function makeBuilder(
     case "map":
       return new MapBuilder(type, nullable, path, ctx, capacity);
     case "unsupported":
-      throw siltError("UNSUPPORTED_DATATYPE:COLUMN", {
+      throw siltError("UNSUPPORTED_DATATYPE:COLUMN_TYPE", {
         name: type.name.toUpperCase(),
         path: quotePath(path),
       });
@@ -606,7 +606,7 @@ export function rowsToArrow(
         if (!Object.hasOwn(row, key)) continue;
         const c = index.get(key);
         if (c === undefined) {
-          throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION", {
+          throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:NAME", {
             key: quotePath([key]),
             suggestions: suggestions(key, names),
           });
@@ -617,7 +617,7 @@ export function rowsToArrow(
       }
       for (let c = 0; c < n; c++) builders[c].append(values[c]);
     } else {
-      throw siltError("MALFORMED_RECORD_IN_PARSING:ROWS_OBJECT_ARRAY", { r, row: showValue(row) });
+      throw siltError("MALFORMED_RECORD_IN_PARSING:ROW_SHAPE", { index: r, row: showValue(row) });
     }
   }
   const children = builders.map((b) => b.finish());
@@ -638,17 +638,17 @@ export function rowsToArrow(
 
 function arityMismatch(table: string, names: readonly string[], got: number) {
   if (got < names.length) {
-    return siltError("DELTA_INSERT_COLUMN_ARITY_MISMATCH:COLUMNS", {
+    return siltError("DELTA_INSERT_COLUMN_ARITY_MISMATCH:TOP_LEVEL", {
       table,
-      namesCount: names.length,
-      got,
+      targetColumns: names.length,
+      dataColumns: got,
     });
   }
   const dataCols = Array.from({ length: got }, (_, i) => quotePath([`col${i + 1}`])).join(", ");
-  return siltError("INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS:WRITE_REASON_TOO", {
+  return siltError("INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS:COLUMN_LISTS", {
     table: quotePath(table.split(".")),
-    names: names.map((c) => quotePath([c])).join(", "),
-    dataCols,
+    tableColumns: names.map((c) => quotePath([c])).join(", "),
+    dataColumns: dataCols,
   });
 }
 

@@ -117,7 +117,7 @@ function compressionCode(c: ParquetCompression): pw.Compression {
     case "uncompressed":
       return pw.Compression.UNCOMPRESSED;
     default:
-      throw siltError("INVALID_PARQUET_OPTION", { c: String(c) });
+      throw siltError("INVALID_PARQUET_OPTION", { codec: String(c) });
   }
 }
 
@@ -240,7 +240,7 @@ function normalizeType(t: arrow.DataType): arrow.DataType {
     return new arrow.FixedSizeList(t.listSize, normalizeField(t.children[0]));
   if (arrow.DataType.isMap(t))
     return new arrow.Map_(normalizeField(t.children[0]) as arrow.Field<arrow.Struct>, t.keysSorted);
-  throw siltError("DELTA_UNSUPPORTED_DATA_TYPE", { t: String(t) });
+  throw siltError("DELTA_UNSUPPORTED_DATA_TYPE", { type: String(t) });
 }
 
 const MICROS_PER: Record<number, bigint> = {
@@ -423,7 +423,7 @@ async function countRows(source: Uint8Array | RangeSource, rowGroups?: number[])
 function validateRowGroups(rowGroups: number[], count: number): void {
   for (const i of rowGroups) {
     if (!Number.isInteger(i) || i < 0 || i >= count) {
-      throw siltError("INVALID_PARQUET_ROW_GROUP", { i, count });
+      throw siltError("INVALID_PARQUET_ROW_GROUP", { index: i, count });
     }
   }
 }

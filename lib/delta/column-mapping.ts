@@ -204,7 +204,7 @@ export function resolveFileField(
 }
 
 const mismatch = (path: string, expected: string, found: arrow.DataType) =>
-  siltError("FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH:COLUMN_TABLE_SCHEMA_BUT", {
+  siltError("FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH:IN_THE_FILE", {
     path,
     expected,
     found: String(found),

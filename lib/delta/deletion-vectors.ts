@@ -29,7 +29,10 @@ function checkTableRoot(tableRoot: string): void {
 }
 
 function invalidDescriptor(d: DeletionVectorDescriptor, why: string): SiltError {
-  return siltError("DELTA_INVALID_DELETION_VECTOR_DESCRIPTOR", { d: describe(d), why });
+  return siltError("DELTA_INVALID_DELETION_VECTOR_DESCRIPTOR", {
+    deletionVector: describe(d),
+    why,
+  });
 }
 
 /** The identity Delta uses to tell two DVs on the same data file apart. */
@@ -63,7 +66,7 @@ export function dvFileKey(d: DeletionVectorDescriptor, tableRoot: string): strin
 function absoluteDvKey(d: DeletionVectorDescriptor, tableRoot: string): string {
   const unsupported = (why: string) =>
     siltError("DELTA_UNSUPPORTED_DELETION_VECTOR_PATH", {
-      d: describe(d),
+      deletionVector: describe(d),
       why,
       tableRoot: tableRoot === "" ? "<store root>" : tableRoot,
     });
@@ -103,8 +106,8 @@ function absoluteDvKey(d: DeletionVectorDescriptor, tableRoot: string): string {
 function checkCardinality(d: DeletionVectorDescriptor, rows: Float64Array): Float64Array {
   if (rows.length !== d.cardinality) {
     throw siltError("DELTA_DELETION_VECTOR_CARDINALITY_MISMATCH", {
-      d: describe(d),
-      rowsCount: rows.length,
+      deletionVector: describe(d),
+      rows: rows.length,
       cardinality: d.cardinality,
     });
   }
@@ -113,7 +116,7 @@ function checkCardinality(d: DeletionVectorDescriptor, rows: Float64Array): Floa
 
 function sizeMismatch(d: DeletionVectorDescriptor, detail: string): SiltError {
   return siltError("DELTA_DELETION_VECTOR_SIZE_MISMATCH", {
-    d: describe(d),
+    deletionVector: describe(d),
     sizeInBytes: d.sizeInBytes,
     detail,
   });
@@ -151,9 +154,9 @@ export async function loadDeletionVector(
     frame = await store.getRange(key, offset, offset + frameLength);
   } catch (e) {
     if (e instanceof ObjectNotFoundError) {
-      throw siltError("DELTA_FILE_NOT_FOUND_DETAILED:FILE_REFERENCED_TRANSACTION", {
+      throw siltError("DELTA_FILE_NOT_FOUND_DETAILED:DELETION_VECTOR", {
         key,
-        d: describe(d),
+        deletionVector: describe(d),
       });
     }
     throw e;
@@ -171,7 +174,7 @@ export async function loadDeletionVector(
   const actual = crc32(bitmap);
   if (stored !== actual) {
     throw siltError("DELTA_DELETION_VECTOR_CHECKSUM_MISMATCH", {
-      d: describe(d),
+      deletionVector: describe(d),
       key,
       stored: hex32(stored),
       actual: hex32(actual),
@@ -268,7 +271,10 @@ export function deletedRowMask(rows: ArrayLike<number>, numRows: number): Uint8A
     const r = rows[i];
     // A deleted row past the end means the DV belongs to a different file: fail loudly.
     if (!(r >= 0 && r < numRows) || !Number.isInteger(r)) {
-      throw siltError("DELTA_DELETION_VECTOR_INVALID_ROW_INDEX:INDEX_OUTSIDE_FILE", { r, numRows });
+      throw siltError("DELTA_DELETION_VECTOR_INVALID_ROW_INDEX:OUTSIDE_FILE", {
+        rowIndex: r,
+        numRows,
+      });
     }
     mask[r] = 1;
   }

@@ -50,13 +50,16 @@ export function serializeRowIndexes(sortedUniqueRows: ArrayLike<number>): Uint8A
   for (let i = 0; i < n; i++) {
     const v = sortedUniqueRows[i];
     if (!Number.isSafeInteger(v) || v < 0) {
-      throw siltError("DELTA_DELETION_VECTOR_INVALID_ROW_INDEX:INVALID_INDEX_POSITION", { v, i });
+      throw siltError("DELTA_DELETION_VECTOR_INVALID_ROW_INDEX:NOT_AN_INDEX", {
+        value: v,
+        position: i,
+      });
     }
     if (v <= prev) {
-      throw siltError("DELTA_DELETION_VECTOR_INVALID_ROW_INDEX:INDEXES_STRICTLY_ASCENDING", {
-        v,
+      throw siltError("DELTA_DELETION_VECTOR_INVALID_ROW_INDEX:NOT_ASCENDING", {
+        value: v,
         prev,
-        i,
+        position: i,
       });
     }
     prev = v;

@@ -285,7 +285,7 @@ export function checkDuplicateColumns(t: DataType, path: string[] = []): void {
       for (const f of t.fields) {
         const key = f.name.toLowerCase();
         if (seen.has(key)) {
-          throw siltError("COLUMN_ALREADY_EXISTS:ALREADY_EXISTS_CHOOSE", {
+          throw siltError("COLUMN_ALREADY_EXISTS:EXISTS", {
             path: quotePath([...path, f.name]),
           });
         }
@@ -373,14 +373,14 @@ export function sparkTypeName(t: DataType): string {
 }
 
 const unsupportedDataType = (text: string) =>
-  siltError("UNSUPPORTED_DATATYPE:UNSUPPORTED_DATA_TYPE", { name: text.toUpperCase() });
+  siltError("UNSUPPORTED_DATATYPE:TYPE", { name: text.toUpperCase() });
 
 /** Validates decimal parameters the way Spark's DecimalType does. */
 export function checkDecimal(precision: number, scale: number): DecimalType {
   if (precision > MAX_DECIMAL_PRECISION) {
     throw siltError("DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION", {
       precision,
-      MAX_DECIMAL_PRECISION,
+      maxPrecision: MAX_DECIMAL_PRECISION,
     });
   }
   if (precision < 1 || scale < 0 || scale > precision) {

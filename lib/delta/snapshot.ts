@@ -188,7 +188,7 @@ export async function readCommitInfos(
 /** Fails unless every reader feature of the protocol is supported. */
 export function checkReadProtocol(protocol: Protocol): void {
   if (protocol.minReaderVersion > MAX_READER_VERSION) {
-    throw siltError("DELTA_INVALID_PROTOCOL_VERSION:READER_READER_VERSIONS", {
+    throw siltError("DELTA_INVALID_PROTOCOL_VERSION:READ", {
       minReaderVersion: protocol.minReaderVersion,
       minWriterVersion: protocol.minWriterVersion,
       MAX_READER_VERSION,
@@ -345,7 +345,7 @@ function requireLatest(ctx: Ctx, view: LogView): number {
   if (view.latest === undefined) {
     throw siltError("DELTA_TABLE_NOT_FOUND", {
       tableRoot: ctx.tableRoot === "" ? "/" : ctx.tableRoot,
-      LOG_DIR,
+      logDir: LOG_DIR,
     });
   }
   return view.latest;
@@ -739,7 +739,7 @@ function versionNotFound(view: LogView, v: number): SiltError {
 }
 
 function stateRecoverError(what: "Protocol" | "Metadata", version: number): SiltError {
-  return siltError("DELTA_STATE_RECOVER_ERROR:YOUR_DELTA_TABLE", { what, version });
+  return siltError("DELTA_STATE_RECOVER_ERROR:NOT_RECOVERED", { what, version });
 }
 
 function missingLog(view: LogView, target: number, gap: number, cause: unknown): SiltError {

@@ -112,7 +112,7 @@ export function newTableProfile(
     // Delta property keys are case-insensitive; store them in their canonical spelling.
     const key = canonicalKey(rawKey);
     if (RESERVED_PROPERTIES.has(key)) {
-      throw siltError("INVALID_PARAMETER_VALUE:TABLE_TABLE_PROPERTY", { verb, tableName, key });
+      throw siltError("INVALID_PARAMETER_VALUE:MANAGED_PROPERTY", { verb, tableName, key });
     }
     const required = REQUIRED_PROPERTIES[key];
     if (required !== undefined && value.toLowerCase() !== required) {
@@ -181,7 +181,7 @@ function checkKnownProperty(key: string, rawKey: string, value: string): void {
     throw siltError("DELTA_UNKNOWN_CONFIGURATION", { rawKey });
   }
   if (key === "delta.enableChangeDataFeed" && value.toLowerCase() !== "false") {
-    throw siltError("DELTA_UNSUPPORTED_FEATURES_FOR_WRITE:UNABLE_WRITE_BECAUSE");
+    throw siltError("DELTA_UNSUPPORTED_FEATURES_FOR_WRITE:CHANGE_DATA_FEED");
   }
 }
 
@@ -211,21 +211,21 @@ export function alteredConfiguration(
   for (const [rawKey, value] of Object.entries(change.set ?? {})) {
     const key = canonicalKey(rawKey);
     if (RESERVED_PROPERTIES.has(key) && current[key] !== value) {
-      throw siltError("INVALID_PARAMETER_VALUE:ALTER_TABLE_TABLE", { tableName, key });
+      throw siltError("INVALID_PARAMETER_VALUE:ALTER_MANAGED_PROPERTY", { tableName, key });
     }
     const required = REQUIRED_PROPERTIES[key];
     if (required !== undefined && value.toLowerCase() !== required) {
       throw requirementError(verb, tableName, key, required, value);
     }
     if (key.startsWith("delta.feature.")) {
-      throw siltError("DELTA_UNSUPPORTED_FEATURES_FOR_WRITE:ALTER_ENABLES_FEATURES", {
+      throw siltError("DELTA_UNSUPPORTED_FEATURES_FOR_WRITE:ALTER_TABLE", {
         tableName,
         key,
       });
     }
     checkKnownProperty(key, rawKey, value);
     if (FIXED_AFTER_CREATE.has(key) && (current[key] ?? "").toLowerCase() !== value.toLowerCase()) {
-      throw siltError("DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE:USE_CREATE_REPLACE", {
+      throw siltError("DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE:WITH_VALUE", {
         tableName,
         key,
         currentValue: current[key] ?? "unset",
@@ -237,10 +237,10 @@ export function alteredConfiguration(
   for (const rawKey of change.unset ?? []) {
     const key = canonicalKey(rawKey);
     if (REQUIRED_PROPERTIES[key] !== undefined || RESERVED_PROPERTIES.has(key)) {
-      throw siltError("INVALID_PARAMETER_VALUE:ALTER_TABLE_TABLE_PROPERTY", { tableName, key });
+      throw siltError("INVALID_PARAMETER_VALUE:UNSET_REQUIRED_PROPERTY", { tableName, key });
     }
     if (FIXED_AFTER_CREATE.has(key) && key in current) {
-      throw siltError("DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE:ALTER_TABLE_CHOSEN", {
+      throw siltError("DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE:AT_CREATE_ONLY", {
         tableName,
         key,
       });
@@ -278,7 +278,7 @@ function requirementError(
   required: string,
   supplied: string,
 ) {
-  return siltError("INVALID_PARAMETER_VALUE:TABLE_CATALOG_REQUIRES", {
+  return siltError("INVALID_PARAMETER_VALUE:REQUIRED_PROPERTY_VALUE", {
     verb,
     tableName,
     key,
@@ -356,7 +356,7 @@ export function checkManagedTable(
   for (const [key, required] of Object.entries(REQUIRED_PROPERTIES)) {
     const supplied = lower.get(key);
     if (supplied === undefined) {
-      throw siltError("INVALID_PARAMETER_VALUE:TABLE_CATALOG_REQUIRES_TABLE", {
+      throw siltError("INVALID_PARAMETER_VALUE:REQUIRED_PROPERTY_MISSING", {
         verb,
         tableName,
         key,
@@ -368,7 +368,7 @@ export function checkManagedTable(
     }
   }
   if (protocol.minReaderVersion < 3 || protocol.minWriterVersion < 7) {
-    throw siltError("INVALID_PARAMETER_VALUE:TABLE_CATALOG_REQUIRES_READER", {
+    throw siltError("INVALID_PARAMETER_VALUE:REQUIRED_PROTOCOL", {
       verb,
       tableName,
       minReaderVersion: protocol.minReaderVersion,
@@ -380,7 +380,7 @@ export function checkManagedTable(
       ? [readerFeatures, writerFeatures]
       : [writerFeatures];
     if (lists.some((list) => !list.includes(feature))) {
-      throw siltError("INVALID_PARAMETER_VALUE:TABLE_CATALOG_REQUIRES_TABLE_FEATURE", {
+      throw siltError("INVALID_PARAMETER_VALUE:REQUIRED_FEATURE", {
         verb,
         tableName,
         feature,
@@ -392,7 +392,7 @@ export function checkManagedTable(
   }
   const notWritten = readerFeatures.filter((f) => !writerFeatures.includes(f));
   if (notWritten.length > 0) {
-    throw siltError("INVALID_PARAMETER_VALUE:TABLE_READER_FEATURES", {
+    throw siltError("INVALID_PARAMETER_VALUE:READER_FEATURES_NOT_WRITER", {
       verb,
       tableName,
       notWritten: notWritten.join(", "),
@@ -400,7 +400,7 @@ export function checkManagedTable(
   }
   const id = lower.get("io.unitycatalog.tableId");
   if (id !== tableId) {
-    throw siltError("INVALID_PARAMETER_VALUE:TABLE_TABLE_PROPERTY_IO", {
+    throw siltError("INVALID_PARAMETER_VALUE:TABLE_ID_PROPERTY", {
       verb,
       tableName,
       tableId,

@@ -135,7 +135,7 @@ export function readDataType<T extends TypeNameToken>(c: TypeNameCursor<T>): Dat
           shown += ")";
         }
         return c.at(t, () => {
-          throw siltError("UNSUPPORTED_DATATYPE:UNSUPPORTED_DATA_TYPE", {
+          throw siltError("UNSUPPORTED_DATATYPE:TYPE", {
             name: shown.toUpperCase(),
           });
         });
@@ -185,7 +185,7 @@ interface TextToken extends TypeNameToken {
 function syntaxError(src: string, pos: number): SiltError {
   const near =
     pos >= src.length ? "end of input" : `'${src.slice(pos).split(/[\s<>(),:]/)[0] || src[pos]}'`;
-  return siltError("PARSE_SYNTAX_ERROR:SYNTAX_ERROR_NEAR", { near });
+  return siltError("PARSE_SYNTAX_ERROR:NEAR", { near });
 }
 
 function tokenize(src: string): TextToken[] {

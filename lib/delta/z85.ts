@@ -50,12 +50,12 @@ export function z85Encode(bytes: Uint8Array): string {
  */
 export function z85Decode(text: string, byteLength?: number): Uint8Array {
   if (text.length % 5 !== 0) {
-    throw siltError("DELTA_INVALID_Z85_ENCODING:Z85_TEXT_LENGTH", { textCount: text.length });
+    throw siltError("DELTA_INVALID_Z85_ENCODING:TEXT_LENGTH", { length: text.length });
   }
   const decodedLength = (text.length / 5) * 4;
   if (byteLength !== undefined) {
     if (!Number.isInteger(byteLength) || byteLength < 0 || byteLength > decodedLength) {
-      throw siltError("DELTA_INVALID_Z85_ENCODING:Z85_BYTE_LENGTH", { byteLength, decodedLength });
+      throw siltError("DELTA_INVALID_Z85_ENCODING:BYTE_LENGTH", { byteLength, decodedLength });
     }
   }
   const out = new Uint8Array(decodedLength);
@@ -66,7 +66,7 @@ export function z85Decode(text: string, byteLength?: number): Uint8Array {
       const code = text.charCodeAt(i + k);
       const digit = code < 128 ? DECODE[code] : 0xff;
       if (digit === 0xff) {
-        throw siltError("DELTA_INVALID_Z85_ENCODING:Z85_CHARACTER_POSITION", {
+        throw siltError("DELTA_INVALID_Z85_ENCODING:CHARACTER", {
           text: JSON.stringify(text[i + k]),
           position: i + k,
         });
@@ -74,7 +74,7 @@ export function z85Decode(text: string, byteLength?: number): Uint8Array {
       value = value * 85 + digit;
     }
     if (value > 0xffffffff) {
-      throw siltError("DELTA_INVALID_Z85_ENCODING:Z85_GROUP_OVERFLOWS", {
+      throw siltError("DELTA_INVALID_Z85_ENCODING:GROUP_OVERFLOW", {
         text: JSON.stringify(text.slice(i, i + 5)),
       });
     }
@@ -98,7 +98,7 @@ export function uuidToZ85(uuid: string): string {
 /** 20 Z85 characters -> canonical lowercase UUID. */
 export function z85ToUuid(text: string): string {
   if (text.length !== 20) {
-    throw siltError("DELTA_INVALID_Z85_ENCODING:Z85_UUID_EXPECTED", { text: JSON.stringify(text) });
+    throw siltError("DELTA_INVALID_Z85_ENCODING:UUID_LENGTH", { text: JSON.stringify(text) });
   }
   const hex = Buffer.from(z85Decode(text)).toString("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

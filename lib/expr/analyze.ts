@@ -217,7 +217,10 @@ export function analyzePredicate(expr: Expr, scope: Scope): Typed {
   if (t.type === "boolean") return t;
   if (t.type === "null") return { kind: "literal", type: "boolean", nullable: true, value: null };
   const sql = prettySql(t);
-  throw siltError("DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN", { sql, type: quotedType(t.type) });
+  throw siltError("DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN", {
+    sqlExpr: sql,
+    type: quotedType(t.type),
+  });
 }
 
 /** Every column the expression reads, in first-use order, each once. */
@@ -469,7 +472,7 @@ class Analyzer {
     if (candidates.length === 0) {
       throw siltError("UNRESOLVED_COLUMN.WITHOUT_SUGGESTION", { objectName });
     }
-    throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION", {
+    throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:NAME", {
       key: objectName,
       suggestions: suggestions(name, candidates).join(", "),
     });
@@ -478,7 +481,10 @@ class Analyzer {
   field(t: Typed, name: string): Typed {
     const st = t.type;
     if (typeof st !== "object" || st.type !== "struct") {
-      throw siltError("INVALID_EXTRACT_BASE_FIELD_TYPE", { t: prettySql(t), st: quotedType(st) });
+      throw siltError("INVALID_EXTRACT_BASE_FIELD_TYPE", {
+        base: prettySql(t),
+        other: quotedType(st),
+      });
     }
     const i = st.fields.findIndex((f) => f.name.toLowerCase() === name.toLowerCase());
     if (i < 0) {
@@ -630,14 +636,14 @@ class Analyzer {
     const bothDecimal = isDecimalType(l.type) && isDecimalType(r.type);
     if (!sameType(l.type, r.type) && !bothDecimal) {
       throw siltError("DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES", {
-        sql: sql(),
-        type: quotedType(l.type),
-        type2: quotedType(r.type),
+        sqlExpr: sql(),
+        left: quotedType(l.type),
+        right: quotedType(r.type),
       });
     }
     if (!accepts(l.type)) {
       throw siltError("DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE", {
-        sql: sql(),
+        sqlExpr: sql(),
         inputType,
         type: quotedType(l.type),
       });
@@ -659,9 +665,9 @@ class Analyzer {
         (l0.type === "date" || l0.type === "string") &&
         (r0.type === "date" || r0.type === "string")
       ) {
-        throw siltError("UNSUPPORTED_DATATYPE:INTERVAL_DAY_DIFFERENCE", {
-          l0: prettySql(l0),
-          r0: prettySql(r0),
+        throw siltError("UNSUPPORTED_DATATYPE:DATE_DIFFERENCE", {
+          left: prettySql(l0),
+          right: prettySql(r0),
         });
       }
     }
@@ -741,8 +747,8 @@ class Analyzer {
     [l, r] = this.widen(l, r, () => true);
     this.checkBinary(op, l, r, () => true, '"ANY"');
     if (!isOrderable(l.type) || (typeof l.type === "object" && l.type.type === "map")) {
-      throw siltError("DATATYPE_MISMATCH.INVALID_ORDERING_TYPE:RESOLVE_DUE_DATA", {
-        sql: `(${prettySql(l)} ${op} ${prettySql(r)})`,
+      throw siltError("DATATYPE_MISMATCH.INVALID_ORDERING_TYPE:OPERATOR", {
+        sqlExpr: `(${prettySql(l)} ${op} ${prettySql(r)})`,
         op: quoteIdent(op),
         type: quotedType(l.type),
       });
@@ -776,7 +782,7 @@ class Analyzer {
 
   unexpectedType(index: number, required: string, arg: Typed, sql: string): SiltError {
     return siltError("DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE", {
-      sql,
+      sqlExpr: sql,
       index: ordinalNumber(index),
       required,
       arg: prettySql(arg),
@@ -796,14 +802,14 @@ class Analyzer {
     }
     const sql = () => `(${prettySql(op)} IN (${items.map(prettySql).join(", ")}))`;
     if (items.some((x) => !sameType(x.type, op.type))) {
-      throw siltError("DATATYPE_MISMATCH.DATA_DIFF_TYPES:RESOLVE_DUE_DATA", {
-        sql: sql(),
+      throw siltError("DATATYPE_MISMATCH.DATA_DIFF_TYPES:IN", {
+        sqlExpr: sql(),
         types: [op, ...items].map((x) => sqlTypeName(x.type)).join(", "),
       });
     }
     if (!isOrderable(op.type)) {
-      throw siltError("DATATYPE_MISMATCH.INVALID_ORDERING_TYPE:RESOLVE_DUE_DATA_TYPE", {
-        sql: sql(),
+      throw siltError("DATATYPE_MISMATCH.INVALID_ORDERING_TYPE:IN", {
+        sqlExpr: sql(),
         type: quotedType(op.type),
       });
     }
@@ -879,8 +885,8 @@ class Analyzer {
     if (values.some((v) => !sameType(v.type, type))) {
       const w = widerCommonType(values.map((v) => v.type));
       if (w === undefined) {
-        throw siltError("DATATYPE_MISMATCH.DATA_DIFF_TYPES:RESOLVE_DUE_DATA_TYPE", {
-          sql: sql(),
+        throw siltError("DATATYPE_MISMATCH.DATA_DIFF_TYPES:FUNCTION", {
+          sqlExpr: sql(),
           fn: quoteIdent(fn),
           values: values.map((v) => sqlTypeName(v.type)).join(", "),
         });
@@ -933,7 +939,7 @@ class Analyzer {
     if (!def) throw unresolvedRoutine(e.name, this.scope);
     const isStar = e.args.length === 1 && e.args[0].kind === "star";
     if (isStar && name !== "count") {
-      throw siltError("INVALID_USAGE_OF_STAR_OR_REGEX:INVALID_USAGE", { name: quoteIdent(name) });
+      throw siltError("INVALID_USAGE_OF_STAR_OR_REGEX:IN_CLAUSE", { name: quoteIdent(name) });
     }
     const args = preAnalysed ?? (isStar ? [] : e.args.map((a) => this.expr(a)));
     const n = isStar ? 1 : args.length;
@@ -979,8 +985,8 @@ class Analyzer {
   common(args: Typed[], fn: string, sql: () => string): SqlType {
     const t = widerCommonType(args.map((a) => a.type));
     if (t === undefined) {
-      throw siltError("DATATYPE_MISMATCH.DATA_DIFF_TYPES:RESOLVE_DUE_DATA_TYPE", {
-        sql: sql(),
+      throw siltError("DATATYPE_MISMATCH.DATA_DIFF_TYPES:FUNCTION", {
+        sqlExpr: sql(),
         fn: quoteIdent(fn),
         values: args.map((a) => sqlTypeName(a.type)).join(", "),
       });

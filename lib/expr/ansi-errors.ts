@@ -12,7 +12,7 @@ export function arithmeticOverflow(message: string, alternative?: string): SiltE
   const alt = alternative
     ? ` Use '${alternative}' to tolerate overflow and return NULL instead.`
     : "";
-  return siltError("ARITHMETIC_OVERFLOW", { message, alt, ANSI_CONF });
+  return siltError("ARITHMETIC_OVERFLOW", { message, alt, config: ANSI_CONF });
 }
 
 export function binaryArithmeticOverflow(
@@ -25,11 +25,11 @@ export function binaryArithmeticOverflow(
 }
 
 export function divideByZero(): SiltError {
-  return siltError("DIVIDE_BY_ZERO", { ANSI_CONF });
+  return siltError("DIVIDE_BY_ZERO", { config: ANSI_CONF });
 }
 
 export function castInvalidInput(value: Scalar, from: SqlType, to: SqlType): SiltError {
-  return siltError("CAST_INVALID_INPUT:USE_TRY_TOLERATE", {
+  return siltError("CAST_INVALID_INPUT:USE_TRY_CAST", {
     value: sqlLiteral(value, from),
     from: quotedType(from),
     to: quotedType(to),
@@ -46,9 +46,9 @@ export function castOverflow(value: Scalar, from: SqlType, to: SqlType): SiltErr
 
 export function decimalOutOfRange(valueText: string, t: DecimalType): SiltError {
   return siltError("NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", {
-    valueText,
+    value: valueText,
     precision: t.precision,
     scale: t.scale,
-    ANSI_CONF,
+    config: ANSI_CONF,
   });
 }

@@ -41,7 +41,7 @@ function batchEvaluator(t: Typed, batch: arrow.RecordBatch, ctx?: EvalContext): 
     if (ctx?.column) return dataOf(ctx.column(col, batch));
     const child = batch.data.children[col.ordinal];
     if (!child) {
-      throw siltError("INTERNAL_ERROR:EVALUATE_BATCH_COLUMN", {
+      throw siltError("INTERNAL_ERROR:EVALUATE_NO_COLUMN", {
         ordinal: col.ordinal,
         name: col.name,
         kind: String(t.kind),
@@ -99,7 +99,7 @@ export function evaluateScalar(t: Typed, ctx?: EvalContext): Scalar | null {
   const ev = new Evaluator(
     1,
     (col) => {
-      throw siltError("INTERNAL_ERROR:EVALUATESCALAR_COLUMN_VALUE", { name: col.name });
+      throw siltError("INTERNAL_ERROR:EVALUATE_SCALAR_NO_VALUE", { name: col.name });
     },
     envOf(ctx),
   );

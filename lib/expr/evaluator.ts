@@ -178,7 +178,7 @@ export class Evaluator {
       case "call":
         return this.call(t, f);
       case "aggregate":
-        throw siltError("INTERNAL_ERROR:AGGREGATE_COMPUTED_QUERY", { name: t.name });
+        throw siltError("INTERNAL_ERROR:AGGREGATE_AS_SCALAR", { name: t.name });
     }
   }
 
@@ -673,7 +673,7 @@ export class Evaluator {
 
   private call(t: Extract<Typed, { kind: "call" }>, f: Frame): Vec {
     const kernel = t.fn.eval;
-    if (!kernel) throw siltError("INTERNAL_ERROR:EVALUATOR_FUNCTION", { name: t.name });
+    if (!kernel) throw siltError("INTERNAL_ERROR:NO_EVALUATOR", { name: t.name });
     const nullSafe = t.fn.nullSafe === true;
     const args: Vec[] = [];
     for (const a of t.args) {

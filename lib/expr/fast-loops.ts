@@ -181,7 +181,7 @@ export function arithScalar(t: Extract<Typed, { kind: "arith" }>, a: Scalar, b: 
         return (a as bigint) / (b as bigint);
       }
       default:
-        throw siltError("INTERNAL_ERROR:INTEGRAL_COERCED_DOUBLE", { op });
+        throw siltError("INTERNAL_ERROR:INTEGRAL_NOT_COERCED", { op });
     }
   }
   const x = a as number;
@@ -206,7 +206,7 @@ export function arithScalar(t: Extract<Typed, { kind: "arith" }>, a: Scalar, b: 
       z = x % y;
       break;
     default:
-      throw siltError("INTERNAL_ERROR:UNEXPECTED", { op, lt: String(lt) });
+      throw siltError("INTERNAL_ERROR:UNEXPECTED_OPERATOR", { op, type: String(lt) });
   }
   return t.type === "float" ? Math.fround(z) : z;
 }

@@ -290,7 +290,7 @@ define({
     if (args.length > 1) {
       const s = ctx.analyzer.expect(args[1], 1, "integer", ctx.sql);
       if (s.kind !== "literal" || s.value === null) {
-        throw siltError("DATATYPE_MISMATCH.NON_FOLDABLE_INPUT", { sql: ctx.sql() });
+        throw siltError("DATATYPE_MISMATCH.NON_FOLDABLE_INPUT", { sqlExpr: ctx.sql() });
       }
       scaleArg = s;
     }
@@ -663,7 +663,7 @@ function tokenizePattern(p: string): PatternToken[] {
     const c = p[i];
     if (/[A-Za-z]/.test(c)) {
       if (!FIELD_LETTERS.has(c)) {
-        throw siltError("INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER", { p, c });
+        throw siltError("INVALID_DATETIME_PATTERN.ILLEGAL_CHARACTER", { pattern: p, c });
       }
       let j = i;
       while (j < p.length && p[j] === c) j++;
@@ -893,8 +893,8 @@ for (const name of ["min", "max"]) {
   aggregate(name, [1, 1], (args, ctx) => {
     const x = args[0];
     if (!isOrderable(x.type)) {
-      throw siltError("DATATYPE_MISMATCH.INVALID_ORDERING_TYPE:RESOLVE_DUE_DATA_TYPE_MISMATCH", {
-        sql: ctx.sql(),
+      throw siltError("DATATYPE_MISMATCH.INVALID_ORDERING_TYPE:FUNCTION", {
+        sqlExpr: ctx.sql(),
         name,
         type: quotedType(x.type),
       });

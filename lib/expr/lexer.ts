@@ -74,7 +74,7 @@ export function tokenDisplay(src: string, tok: Token): string {
 
 /** PARSE_SYNTAX_ERROR at a token; `hint` follows Spark's shape (": missing ')'"). */
 export function syntaxError(src: string, tok: Token, hint = ""): SiltError {
-  return parseError(tok.pos, "PARSE_SYNTAX_ERROR:SYNTAX_ERROR_NEAR_2", {
+  return parseError(tok.pos, "PARSE_SYNTAX_ERROR:NEAR_TOKEN", {
     near: tokenDisplay(src, tok),
     hint,
   });

@@ -94,7 +94,7 @@ function floating(raw: string, type: "double" | "float", pos: Pos): Expr {
 function decimalLiteral(raw: string, pos: Pos): Expr {
   const m = /^(-?)(\d*)(?:\.(\d*))?(?:E([+-]?\d+))?$/i.exec(raw);
   if (!m) {
-    throw parseError(pos, "PARSE_SYNTAX_ERROR:SYNTAX_ERROR_NEAR_3", { raw });
+    throw parseError(pos, "PARSE_SYNTAX_ERROR:NEAR_TEXT", { raw });
   }
   const negative = m[1] === "-";
   const frac = m[3] ?? "";

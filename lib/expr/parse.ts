@@ -36,7 +36,7 @@ export function guard<T>(fn: () => T): T {
     if (e instanceof SiltError) throw e;
     if (e instanceof RangeError) {
       // A stack overflow the depth limit did not foresee: still the caller's input at fault.
-      throw siltError("PARSE_SYNTAX_ERROR:END_INPUT_STATEMENT");
+      throw siltError("PARSE_SYNTAX_ERROR:TOO_DEEP");
     }
     throw siltError("INTERNAL_ERROR:SQL_PARSER_FAILED", {
       reason: e instanceof Error ? e.message : String(e),

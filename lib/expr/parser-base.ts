@@ -146,7 +146,7 @@ export class ParserBase {
         this.p++;
         text += `-${this.next().text}`;
       }
-      throw parseError(t.pos, "INVALID_IDENTIFIER:ALSO_START_DIGIT", { text });
+      throw parseError(t.pos, "INVALID_IDENTIFIER:DASHED", { text });
     }
     return name;
   }

@@ -134,7 +134,7 @@ function addColumns(schema: StructType, columns: NewColumn[]): Altered {
   for (const c of columns) {
     const key = JSON.stringify([...c.parent, c.name].map((p) => p.toLowerCase()));
     if (seen.has(key)) {
-      throw siltError("COLUMN_ALREADY_EXISTS:ALREADY_EXISTS_CHOOSE", {
+      throw siltError("COLUMN_ALREADY_EXISTS:EXISTS", {
         path: quotePath([...c.parent, c.name]),
       });
     }
@@ -228,7 +228,7 @@ function dropColumns(
       const field = s.fields.find((f) => f.name === names[names.length - 1]);
       if (field === undefined) return s;
       if (s.fields.length === 1) {
-        throw siltError("DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA", { s: treeString(s) });
+        throw siltError("DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA", { schema: treeString(s) });
       }
       return { type: "struct", fields: s.fields.filter((f) => f !== field) };
     });
@@ -287,7 +287,7 @@ function findColumn(
 function resolveColumn(schema: StructType, path: Name): { names: string[]; field: StructField } {
   const found = findColumn(schema, path);
   if (found !== undefined) return found;
-  throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION", {
+  throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:NAME", {
     key: quotePath(path),
     suggestions: schema.fields.map((f) => quotePath([f.name])).join(", "),
   });
@@ -377,7 +377,11 @@ function treeString(s: StructType): string {
 }
 
 function fieldsAlreadyExist(op: string, path: string[], s: StructType) {
-  return siltError("FIELDS_ALREADY_EXISTS", { op, path: quotePath(path), s: sparkTypeName(s) });
+  return siltError("FIELDS_ALREADY_EXISTS", {
+    op,
+    path: quotePath(path),
+    struct: sparkTypeName(s),
+  });
 }
 
 function fieldNotFound(name: string, s: StructType) {

@@ -91,7 +91,7 @@ function planLevel(
     if (typeof st !== "object" || st.type !== "struct") {
       throw siltError("DELTA_UPDATE_NON_STRUCT_TYPE_FIELD", {
         field: [...prefix, field.name].join("."),
-        st: sqlTypeName(st),
+        type: sqlTypeName(st),
       });
     }
     const inner = mine.map((a) => ({ path: a.path.slice(1), value: a.value }));

@@ -157,7 +157,7 @@ export async function createTable(
 /** Managed tables are Delta tables (seed 000): Unity Catalog refuses any other format. */
 export function assertDeltaFormat(tableName: string, using: string | undefined): void {
   if (using === undefined || using.toLowerCase() !== "delta") {
-    throw siltError("INVALID_PARAMETER_VALUE:UNITY_CATALOG_SUPPORT_NON", { tableName });
+    throw siltError("INVALID_PARAMETER_VALUE:NON_DELTA_SQL", { tableName });
   }
 }
 
@@ -168,10 +168,10 @@ export function buildSchema(columns: ColumnSpec[]): StructType {
   }
   const fields: StructField[] = columns.map((c, i) => {
     if (typeof c?.name !== "string" || c.name.trim() === "") {
-      throw siltError("INVALID_COLUMN_NAME:GIVE_EVERY_NON", { ordinal: i + 1 });
+      throw siltError("INVALID_COLUMN_NAME:EMPTY", { ordinal: i + 1 });
     }
     if (/\p{Cc}/u.test(c.name)) {
-      throw siltError("INVALID_COLUMN_NAME:CONTAINS_CONTROL_CHARACTER", { name: c.name });
+      throw siltError("INVALID_COLUMN_NAME:CONTROL_CHARACTER", { name: c.name });
     }
     const type = typeof c.type === "string" ? parseSparkTypeName(c.type) : c.type;
     const metadata: Record<string, unknown> = {};
@@ -196,7 +196,7 @@ export function resolvePartitionColumns(schema: StructType, requested: string[])
       });
     }
     if (out.includes(field.name)) {
-      throw siltError("COLUMN_ALREADY_EXISTS:LISTED_TWICE_PARTITIONED", { name: field.name });
+      throw siltError("COLUMN_ALREADY_EXISTS:PARTITIONED_BY_TWICE", { name: field.name });
     }
     if (isStruct(field.type) || isArray(field.type) || isMap(field.type)) {
       throw siltError("DELTA_INVALID_PARTITION_COLUMN_TYPE", {

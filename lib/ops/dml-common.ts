@@ -83,7 +83,10 @@ export function assertNotAppendOnly(target: DmlTarget): void {
 export function analyzeCondition(expr: Expr, scope: Scope, operation: string): Typed {
   const t = analyzePredicate(expr, scope);
   if (containsAggregate(t)) {
-    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:CONDITION", { operation, t: prettySql(t) });
+    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:OPERATION_CONDITION", {
+      operation,
+      condition: prettySql(t),
+    });
   }
   return t;
 }

@@ -77,7 +77,7 @@ export async function acceptExternalCommit(
     throw siltError("INVALID_PARAMETER_VALUE:COMMIT_FILE_NAME", {
       fileName: commit.fileName,
       version: commit.version,
-      STAGED_DIR,
+      stagedDir: STAGED_DIR,
     });
   }
   const tail = await ctx.arbiter.tail(tableId);
@@ -93,13 +93,13 @@ export async function acceptExternalCommit(
     ?.commitInfo;
   const ict = commitInfo?.inCommitTimestamp;
   if (typeof ict !== "number") {
-    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_COMMITINFO_INCOMMITTIMESTAMP", {
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_WITHOUT_ICT", {
       fileName: commit.fileName,
     });
   }
   const previousIct = tail.latest?.inCommitTimestamp ?? Number.NEGATIVE_INFINITY;
   if (ict <= previousIct) {
-    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_INCOMMITTIMESTAMP_ABOVE", {
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_ICT_NOT_INCREASING", {
       fileName: commit.fileName,
       ict,
       previousIct,
@@ -166,7 +166,7 @@ async function decidedOutcome(
 ): Promise<CommitOutcome | undefined> {
   const last = latest?.version ?? -1;
   if (commit.version > last + 1) {
-    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_VERSION_TABLE", {
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_SKIPS_VERSIONS", {
       version: commit.version,
       tableId: entry.tableId,
       last,
@@ -200,13 +200,13 @@ async function readStagedCommit(
 ): Promise<Action[]> {
   const info = await ctx.store.head(stagedKey);
   if (info === undefined) {
-    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_FILE_EXIST", {
-      STAGED_DIR,
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_FILE_MISSING", {
+      stagedDir: STAGED_DIR,
       fileName: commit.fileName,
     });
   }
   if (info.size !== commit.fileSize) {
-    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_FILE_BYTES", {
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_FILE_SIZE", {
       fileName: commit.fileName,
       infoSize: info.size,
       fileSize: commit.fileSize,
@@ -215,7 +215,7 @@ async function readStagedCommit(
   try {
     return parseActions(new TextDecoder().decode(await ctx.store.get(stagedKey)));
   } catch (err) {
-    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_FILE_VALID", {
+    throw siltError("INVALID_PARAMETER_VALUE:COMMIT_FILE_NOT_JSON", {
       fileName: commit.fileName,
       message: (err as Error).message,
     });
@@ -269,7 +269,7 @@ async function checkPhysicalNames(
     size: add.size,
     read: (start, end) => ctx.store.getRange(key, start, end),
   }).catch((err: unknown) => {
-    throw siltError("INVALID_PARAMETER_VALUE:DATA_FILE_COMMIT", {
+    throw siltError("INVALID_PARAMETER_VALUE:DATA_FILE_NOT_PARQUET", {
       path: add.path,
       message: (err as Error).message,
     });

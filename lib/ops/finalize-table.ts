@@ -110,7 +110,7 @@ async function stagingEntryAt(ctx: SiltContext, req: FinalizeRequest): Promise<T
     entry.schema === req.name.schema.toLowerCase() &&
     entry.name === req.name.table.toLowerCase();
   if (entry === undefined || !sameName || (entry.state === "CREATING" && !entry.staging)) {
-    throw siltError("TABLE_NOT_FOUND:STAGING_LOCATION_STAGE", {
+    throw siltError("TABLE_NOT_FOUND:STAGING_LOCATION", {
       name: displayName(req.name),
       location: req.location,
     });
@@ -120,7 +120,7 @@ async function stagingEntryAt(ctx: SiltContext, req: FinalizeRequest): Promise<T
   }
   // Staging checked CREATE TABLE; only the caller that staged the table may create it.
   if (ctx.enforcePrivileges === true && entry.owner !== ctx.principal) {
-    throw siltError("INSUFFICIENT_PERMISSIONS:DID_STAGE_TABLE_DID", {
+    throw siltError("INSUFFICIENT_PERMISSIONS:STAGED_BY_OTHER", {
       principal: ctx.principal,
       name: displayName(req.name),
       owner: entry.owner,
@@ -136,14 +136,14 @@ async function readVersionZero(ctx: SiltContext, entry: TableEntry, tableName: s
     actions = parseActions(new TextDecoder().decode(await ctx.store.get(key)));
   } catch (err) {
     if (err instanceof ObjectNotFoundError) {
-      throw siltError("INVALID_PARAMETER_VALUE:CREATE_TABLE_FIRST", {
+      throw siltError("INVALID_PARAMETER_VALUE:FIRST_COMMIT_MISSING", {
         tableName,
-        LOG_DIR,
+        logDir: LOG_DIR,
         firstCommit: commitFileName(0),
       });
     }
     if (err instanceof SyntaxError) {
-      throw siltError("INVALID_PARAMETER_VALUE:CREATE_TABLE_FIRST_COMMIT", {
+      throw siltError("INVALID_PARAMETER_VALUE:FIRST_COMMIT_NOT_JSON", {
         tableName,
         message: err.message,
       });
@@ -156,10 +156,10 @@ async function readVersionZero(ctx: SiltContext, entry: TableEntry, tableName: s
   const metadata = find("metaData") as Metadata | undefined;
   const commitInfo = find("commitInfo") as CommitInfo | undefined;
   if (protocol === undefined || metadata === undefined) {
-    throw siltError("INVALID_PARAMETER_VALUE:CREATE_TABLE_FIRST_COMMIT_HOLD", { tableName });
+    throw siltError("INVALID_PARAMETER_VALUE:FIRST_COMMIT_INCOMPLETE", { tableName });
   }
   if (typeof commitInfo?.inCommitTimestamp !== "number") {
-    throw siltError("INVALID_PARAMETER_VALUE:CREATE_TABLE_FIRST_COMMIT_COMMIT", { tableName });
+    throw siltError("INVALID_PARAMETER_VALUE:FIRST_COMMIT_WITHOUT_ICT", { tableName });
   }
   return {
     protocol,

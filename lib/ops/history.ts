@@ -33,7 +33,7 @@ export async function describeHistory(
   opts: { limit?: number; defaults?: { catalog?: string; schema?: string } } = {},
 ): Promise<ResultSet> {
   if (opts.limit !== undefined && (!Number.isInteger(opts.limit) || opts.limit < 1)) {
-    throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE:HISTORY_LIMIT_POSITIVE");
+    throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE:HISTORY_LIMIT");
   }
   const qn = resolveName(name, opts.defaults);
   const entry = await authorizeTable(ctx, qn, "read");

@@ -228,7 +228,7 @@ async function conformObject(ctx: SiltContext, t: OpenTable, key: string): Promi
       throw siltError("DELTA_SCHEMA_MISMATCH", {
         key,
         name: displayName(t.name),
-        name2: f.name,
+        column: f.name,
         fields: t.schema.fields.map((s) => `\`${s.name}\``).join(", "),
       });
     }
@@ -274,7 +274,7 @@ async function mergeCommit(
 ): Promise<number> {
   for (const k of keys) {
     if (!t.schema.fields.some((f) => f.name.toLowerCase() === k.toLowerCase())) {
-      throw siltError("DELTA_INVALID_INGEST_MERGE_KEYS", { k });
+      throw siltError("DELTA_INVALID_INGEST_MERGE_KEYS", { key: k });
     }
   }
   const on = parseExpression(
@@ -298,7 +298,7 @@ async function mergeCommit(
       // Step 4: merge reopened the table; an object committed since our check is done already.
       const done = objectKeys.filter((k) => snapshot.txns.has(ingestAppId(k)));
       if (done.length > 0) {
-        throw siltError("DELTA_CONCURRENT_TRANSACTION:OBJECTS_WERE_INGESTED", {
+        throw siltError("DELTA_CONCURRENT_TRANSACTION:INGESTED", {
           done: done.join(", "),
         });
       }

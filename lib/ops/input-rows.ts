@@ -28,7 +28,7 @@ function conformArrow(source: arrow.Table, schema: StructType): arrow.Table {
   const byName = new Map(table.schema.fields.map((f, i) => [f.name.toLowerCase(), i]));
   for (const f of table.schema.fields) {
     if (!schema.fields.some((s) => s.name.toLowerCase() === f.name.toLowerCase())) {
-      throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION_PARAMETER", {
+      throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:QUOTED_NAME", {
         name: f.name,
         fields: schema.fields.map((s) => `\`${s.name}\``).join(", "),
       });

@@ -310,7 +310,10 @@ function condition(e: Expr, scope: Scope, clause: string): Typed {
   checkReferences(e, scope, clause);
   const t = analyzePredicate(e, scope);
   if (containsAggregate(t)) {
-    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:MERGE_CONDITION", { clause, t: prettySql(t) });
+    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:MERGE_CONDITION", {
+      clause,
+      condition: prettySql(t),
+    });
   }
   return t;
 }
@@ -319,7 +322,10 @@ function value(e: Expr, scope: Scope, clause: string): Typed {
   checkReferences(e, scope, clause);
   const t = analyze(e, scope);
   if (containsAggregate(t)) {
-    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:MERGE", { clause, t: prettySql(t) });
+    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:MERGE_EXPRESSION", {
+      clause,
+      expression: prettySql(t),
+    });
   }
   return t;
 }

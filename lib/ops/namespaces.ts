@@ -107,7 +107,7 @@ export async function describeSchema(
 }
 
 const invisible = (ctx: SiltContext, kind: string, name: string) =>
-  siltError("INSUFFICIENT_PERMISSIONS:ANY_PRIVILEGE", { principal: ctx.principal, kind, name });
+  siltError("INSUFFICIENT_PERMISSIONS:NO_PRIVILEGE", { principal: ctx.principal, kind, name });
 
 export async function listCatalogs(ctx: SiltContext): Promise<ResultSet> {
   const catalogs = await catalogsOf(ctx);

@@ -113,7 +113,7 @@ function projectFields(schema: StructType, columns: string[] | undefined): Struc
   return columns.map((name) => {
     const field = schema.fields.find((f) => f.name.toLowerCase() === name.toLowerCase());
     if (field === undefined) {
-      throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION_PARAMETER", {
+      throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:QUOTED_NAME", {
         name,
         fields: schema.fields.map((f) => `\`${f.name}\``).join(", "),
       });
@@ -181,7 +181,7 @@ class FileReader {
       if (!(e instanceof ObjectNotFoundError)) throw e;
       // Same class and wording as Spark, so the cause (files deleted behind the log's back, or
       // a log copied without its data) is recognisable.
-      throw siltError("DELTA_FILE_NOT_FOUND_DETAILED:FILE_REFERENCED_TRANSACTION_LOG", {
+      throw siltError("DELTA_FILE_NOT_FOUND_DETAILED:DATA_FILE", {
         path: file.path,
       });
     }

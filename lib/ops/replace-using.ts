@@ -165,10 +165,10 @@ function checkCombinations(opts: ReplaceUsingOptions): void {
     throw siltError("DELTA_INCOMPATIBLE_DATAFRAME_OPTIONS");
   }
   if (opts.using === undefined && opts.on === undefined) {
-    throw siltError("INVALID_REQUEST:REPLACE_MATCHING_ROWS");
+    throw siltError("INVALID_REQUEST:REPLACE_WITHOUT_MATCH");
   }
   if (opts.using !== undefined && opts.using.length === 0) {
-    throw siltError("INVALID_REQUEST:REPLACE_USING_NEEDS");
+    throw siltError("INVALID_REQUEST:REPLACE_USING_EMPTY");
   }
   if (opts.predicate !== undefined) {
     throw siltError("DELTA_OVERWRITE_BY_FILTER_INCOMPATIBLE_REPLACE_ON_OR_USING");

@@ -60,7 +60,7 @@ export async function restoreTable(
   req: RestoreRequest,
 ): Promise<RestoreResult> {
   if ((req.version === undefined) === (req.timestamp === undefined)) {
-    throw siltError("INVALID_REQUEST:RESTORE_NEEDS_EXACTLY");
+    throw siltError("INVALID_REQUEST:RESTORE_TARGET");
   }
   const t = await openTable(ctx, name, { defaults: req.defaults, access: "write" });
   const latest = t.snapshot;

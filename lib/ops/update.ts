@@ -231,7 +231,7 @@ export function resolveAssignment(a: SqlAssignment, scope: Scope): Assignment {
     node = node.operand;
   }
   if (node.kind !== "column") {
-    throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION", {
+    throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:NAME", {
       key: a.column.map((p) => `\`${p}\``).join("."),
       suggestions: scope.relations[0].columns.map((c) => `\`${c.name}\``).join(", "),
     });
@@ -239,7 +239,7 @@ export function resolveAssignment(a: SqlAssignment, scope: Scope): Assignment {
   path.unshift(node.name);
   const value = analyze(a.value, scope);
   if (containsAggregate(value)) {
-    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:UPDATE", {
+    throw siltError("DELTA_AGGREGATION_NOT_SUPPORTED:UPDATE_ASSIGNMENT", {
       path: path.join("."),
       value: prettySql(value),
     });

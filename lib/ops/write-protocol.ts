@@ -25,7 +25,7 @@ export const SUPPORTED_WRITER_FEATURES: ReadonlySet<string> = new Set([
 /** Fails unless Silt can write the table; returns whether new files get row ids. */
 export function checkWriteProtocol(protocol: Protocol, metadata: Metadata): boolean {
   if (protocol.minWriterVersion > 7) {
-    throw siltError("DELTA_INVALID_PROTOCOL_VERSION:UP", {
+    throw siltError("DELTA_INVALID_PROTOCOL_VERSION:WRITE", {
       minWriterVersion: protocol.minWriterVersion,
     });
   }

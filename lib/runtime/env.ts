@@ -4,7 +4,7 @@ import { siltError } from "../errors.ts";
 export function required(env: NodeJS.ProcessEnv, name: string): string {
   const value = env[name];
   if (value === undefined || value === "") {
-    throw siltError("SILT_MISCONFIGURED:ENVIRONMENT_VARIABLE_SET", { name });
+    throw siltError("SILT_MISCONFIGURED:VARIABLE_NOT_SET", { name });
   }
   return value;
 }

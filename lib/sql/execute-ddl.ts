@@ -129,7 +129,7 @@ export async function executeCreateTable(
 export function checkManagedDelta(name: string[], using: string | undefined, location?: string) {
   assertDeltaFormat(name.join("."), using);
   if (location !== undefined) {
-    throw siltError("INVALID_PARAMETER_VALUE:MANAGED_TABLE_LOCATION", { name: name.join(".") });
+    throw siltError("INVALID_PARAMETER_VALUE:MANAGED_LOCATION", { name: name.join(".") });
   }
 }
 

@@ -90,7 +90,7 @@ export async function executeCreateOrReplace(
 function queryColumns(r: Relation) {
   return r.fields.map((f) => {
     if (f.type === "null") {
-      throw siltError("UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE:E_G_STRING", {
+      throw siltError("UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE:VOID_NULL", {
         name: quoteIdent(f.name),
       });
     }
@@ -239,17 +239,18 @@ function alignToTable(
   return new arrow.Table(schema, [new arrow.RecordBatch(schema, data)]);
 }
 
-function arity(table: string, target: number, data: number) {
+/** An INSERT whose data has fewer or more columns than the target it names. */
+export function arity(table: string, target: number, data: number) {
   return data < target
-    ? siltError("DELTA_INSERT_COLUMN_ARITY_MISMATCH:COLUMNS", {
+    ? siltError("DELTA_INSERT_COLUMN_ARITY_MISMATCH:TOP_LEVEL", {
         table,
-        namesCount: target,
-        got: data,
+        targetColumns: target,
+        dataColumns: data,
       })
-    : siltError("INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS:TARGET_COLUMN_S", {
+    : siltError("INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS:COLUMN_COUNTS", {
         table,
-        target,
-        data,
+        targetColumns: target,
+        dataColumns: data,
       });
 }
 

@@ -21,7 +21,12 @@ import { executeDelete, executeMerge, executeUpdate } from "./execute-dml.ts";
 import { executeGrant, executeShowGrants } from "./execute-grants.ts";
 import { executeOptimize, executeReorg, executeVacuum } from "./execute-maintenance.ts";
 import { executeAlterProperties, executeShowProperties } from "./execute-properties.ts";
-import { executeCreateOrReplace, executeInsertReplace, executeRestore } from "./execute-replace.ts";
+import {
+  arity,
+  executeCreateOrReplace,
+  executeInsertReplace,
+  executeRestore,
+} from "./execute-replace.ts";
 import { columnValues, type Relation, runQuery } from "./query.ts";
 import type { SqlSession } from "./session.ts";
 import { parseStatement } from "./statement-parser.ts";
@@ -158,20 +163,6 @@ async function executeInsert(
     { defaults: session.defaults },
   );
   return { ...EMPTY, version: result.version, numAffectedRows: result.numOutputRows };
-}
-
-function arity(table: string, target: number, data: number) {
-  return data < target
-    ? siltError("DELTA_INSERT_COLUMN_ARITY_MISMATCH:COLUMNS", {
-        table,
-        namesCount: target,
-        got: data,
-      })
-    : siltError("INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS:TARGET_COLUMN_S", {
-        table,
-        target,
-        data,
-      });
 }
 
 function executeSet(st: Extract<Statement, { kind: "set" }>): SqlResult {

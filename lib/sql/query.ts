@@ -374,7 +374,11 @@ function valuesRelation(
   const width = rows[0]?.length ?? 0;
   rows.forEach((r, i) => {
     if (r.length !== width) {
-      throw siltError("INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH", { width, rCount: r.length, i });
+      throw siltError("INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH", {
+        expectedNumCols: width,
+        actualNumCols: r.length,
+        rowIndex: i,
+      });
     }
   });
   const empty: Scope = { relations: [] };
@@ -641,7 +645,7 @@ function order(
       };
     }
     if (distinctOutput || input.table.numRows !== n) {
-      throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:COLUMN_VARIABLE_FUNCTION", {
+      throw siltError("UNRESOLVED_COLUMN.WITH_SUGGESTION:NAME", {
         key: expressionSql(o.expr),
         suggestions: out.fields.map((f) => `\`${f.name}\``).join(", "),
       });
@@ -680,9 +684,9 @@ function limitOffset(env: Env, r: Relation, limit?: Expr, offset?: Expr): Relati
     const v = evaluateScalar(analyze(e, { relations: [] }), env.evalCtx);
     const n = typeof v === "bigint" ? Number(v) : v;
     if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
-      throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE:EXPRESSION_INVALID_EXPRESSION", {
-        what,
-        e: expressionSql(e),
+      throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE:EXPRESSION", {
+        name: what,
+        expr: expressionSql(e),
       });
     }
     return n;

@@ -248,7 +248,7 @@ export class LocalObjectStore implements ObjectStore {
       key.includes("\0") ||
       segments.some((s) => s === "" || s === "." || s === "..") ||
       segments[0] === TMP_DIR;
-    if (bad) throw siltError("INTERNAL_ERROR:INVALID_OBJECT_KEY", { key: JSON.stringify(key) });
+    if (bad) throw siltError("INTERNAL_ERROR:LOCAL_OBJECT_KEY", { key: JSON.stringify(key) });
     return path.join(this.rootDir, ...segments);
   }
 }

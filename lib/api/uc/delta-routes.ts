@@ -103,7 +103,7 @@ export function registerDeltaApiRoutes(app: Hono<Env>): void {
     const qn = { ...nameOf(c), table: requiredString(body, "name") };
     const tableType = (body["table-type"] ?? "MANAGED") as string;
     if (tableType !== "MANAGED") {
-      throw siltError("UNIMPLEMENTED:KEEPS_MANAGED_TABLES", { tableType });
+      throw siltError("UNIMPLEMENTED:TABLE_TYPE", { tableType });
     }
     const entry = await finalizeTable(ctx, {
       name: qn,
@@ -148,9 +148,9 @@ export function registerDeltaApiRoutes(app: Hono<Env>): void {
     const body = await knownBody(c, ["table-id", "report"]);
     const entry = await authorizeTable(ctxOf(c), nameOf(c), "write");
     if (requiredString(body, "table-id") !== entry.tableId) {
-      throw siltError("INVALID_PARAMETER_VALUE:TABLE_ID_ID", {
-        body: String(body["table-id"]),
-        c: displayName(nameOf(c)),
+      throw siltError("INVALID_PARAMETER_VALUE:TABLE_ID_MISMATCH", {
+        tableId: String(body["table-id"]),
+        table: displayName(nameOf(c)),
       });
     }
     return c.body(null, 204);
@@ -258,7 +258,7 @@ async function updateTable(
   const requirements = listOf(body, "requirements");
   const updates = listOf(body, "updates");
   if (updates.length === 0) {
-    throw siltError("INVALID_PARAMETER_VALUE:FIELD_UPDATES_LIST");
+    throw siltError("INVALID_PARAMETER_VALUE:NO_UPDATES");
   }
   const latest = await ctx.arbiter.latest(entry.tableId);
   for (const req of requirements) {
@@ -298,14 +298,14 @@ async function updateTable(
       throw siltError("INVALID_PARAMETER_VALUE:UNKNOWN_UPDATE_ACTION", { action });
     }
     if (byAction.has(action)) {
-      throw siltError("INVALID_PARAMETER_VALUE:UPDATE_ACTION_GIVEN", { action });
+      throw siltError("INVALID_PARAMETER_VALUE:UPDATE_ACTION_TWICE", { action });
     }
     byAction.set(action, update);
   }
   const addCommit = byAction.get("add-commit");
   const alone = [...byAction.keys()].filter((a) => WITH_COMMIT.has(a));
   if (addCommit === undefined && alone.length > 0) {
-    throw siltError("INVALID_PARAMETER_VALUE:UPDATE_NEEDS_ADD", { alone: alone.join(", ") });
+    throw siltError("INVALID_PARAMETER_VALUE:UPDATE_WITHOUT_COMMIT", { alone: alone.join(", ") });
   }
   // Against the table's latest version, not the commit's: a client whose commit lost the race
   // may already have seen the winners published, and must get the 409 that makes it rebase.
@@ -314,7 +314,7 @@ async function updateTable(
     const published = requiredInteger(backfill, "latest-published-version");
     const last = latest?.version ?? -1;
     if (published > last) {
-      throw siltError("INVALID_PARAMETER_VALUE:LATEST_PUBLISHED_VERSION", { published, last });
+      throw siltError("INVALID_PARAMETER_VALUE:PUBLISHED_VERSION_AHEAD", { published, last });
     }
   }
   if (addCommit !== undefined) {
@@ -333,7 +333,7 @@ async function updateTable(
 function listOf(body: Json, field: string): Json[] {
   const v = body[field];
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw siltError("INVALID_PARAMETER_VALUE:FIELD_LIST", { field });
+  if (!Array.isArray(v)) throw siltError("INVALID_PARAMETER_VALUE:FIELD_NOT_LIST", { field });
   return v.map((item, i) => asObject(item, `${field}[${i}]`));
 }
 

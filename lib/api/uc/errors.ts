@@ -82,7 +82,7 @@ export function ucErrorResponse(
   };
 }
 
-export const noUniForm = () => siltError("UNIMPLEMENTED:CONVERT_TABLES_ICEBERG");
+export const noUniForm = () => siltError("UNIMPLEMENTED:UNIFORM");
 
 /** Path credentials are for external tables and locations, which Silt does not have. */
 export const noExternalLocations = () => siltError("PERMISSION_DENIED");

@@ -254,7 +254,7 @@ export function registerLegacyCatalogRoutes(app: Hono<Env>): void {
     const backfilled = optionalInteger(body, "latest_backfilled_version");
     // Against the table's latest version (see delta-routes.ts): a race loser gets its 409.
     if (backfilled !== undefined && backfilled > latestBefore) {
-      throw siltError("INVALID_PARAMETER_VALUE:LATEST_BACKFILLED_VERSION", {
+      throw siltError("INVALID_PARAMETER_VALUE:BACKFILLED_VERSION_AHEAD", {
         backfilled,
         latestBefore,
       });
@@ -308,7 +308,7 @@ const COMMIT_INFO_FIELDS = [
 ];
 
 const storageChosen = (field: string) =>
-  siltError("INVALID_PARAMETER_VALUE:FIELD_SET_SILT", { field });
+  siltError("INVALID_PARAMETER_VALUE:STORAGE_FIELD", { field });
 
 /**
  * POST /tables: the finalize of a table the client staged and wrote (it names the location),
@@ -323,11 +323,11 @@ async function createTableRoute(ctx: SiltContext, body: Json) {
   };
   const tableType = (optionalString(body, "table_type") ?? "MANAGED").toUpperCase();
   if (tableType !== "MANAGED") {
-    throw siltError("UNIMPLEMENTED:KEEPS_MANAGED_TABLES_TABLE", { tableType });
+    throw siltError("UNIMPLEMENTED:LEGACY_TABLE_TYPE", { tableType });
   }
   const format = (optionalString(body, "data_source_format") ?? "DELTA").toUpperCase();
   if (format !== "DELTA") {
-    throw siltError("INVALID_PARAMETER_VALUE:UNITY_CATALOG_SUPPORT", {
+    throw siltError("INVALID_PARAMETER_VALUE:NON_DELTA_FORMAT", {
       catalog: qn.catalog,
       schema: qn.schema,
       table: qn.table,
@@ -352,7 +352,7 @@ async function createTableRoute(ctx: SiltContext, body: Json) {
 /** ColumnInfo[] of a create request -> Silt's column specs (type_json, else type_text). */
 function columnSpecs(raw: unknown): ColumnSpec[] {
   if (!Array.isArray(raw) || raw.length === 0) {
-    throw siltError("INVALID_PARAMETER_VALUE:FIELD_COLUMNS_LIST");
+    throw siltError("INVALID_PARAMETER_VALUE:NO_COLUMNS");
   }
   const indexed = raw.map((item, i) => {
     const col = asObject(item, `column ${i + 1}`);
@@ -381,7 +381,7 @@ async function commitTarget(ctx: SiltContext, body: Json, access: "read" | "writ
   const entry = await ctx.catalog.getTableById(requiredString(body, "table_id"));
   const uri = optionalString(body, "table_uri");
   if (uri !== undefined && keyOfLocationUri(ctx, uri) !== entry.location.replace(/\/$/, "")) {
-    throw siltError("INVALID_PARAMETER_VALUE:TABLE_URI_LOCATION", { uri, tableId: entry.tableId });
+    throw siltError("INVALID_PARAMETER_VALUE:TABLE_URI_MISMATCH", { uri, tableId: entry.tableId });
   }
   return authorizeTable(
     ctx,
@@ -420,7 +420,7 @@ function force(c: Context<Env>): boolean {
 function schemaParts(fullName: string): [string, string] {
   const parts = fullName.split(".");
   if (parts.length !== 2 || parts.some((p) => p === "")) {
-    throw siltError("INVALID_PARAMETER_VALUE:SCHEMA_NAMED_CATALOG", { fullName });
+    throw siltError("INVALID_PARAMETER_VALUE:SCHEMA_FULL_NAME", { fullName });
   }
   return [parts[0] as string, parts[1] as string];
 }
@@ -428,7 +428,7 @@ function schemaParts(fullName: string): [string, string] {
 function tableName(fullName: string): QualifiedName {
   const qn = parseQualifiedName(fullName);
   if (fullName.split(".").length !== 3) {
-    throw siltError("INVALID_PARAMETER_VALUE:TABLE_NAMED_CATALOG", { fullName });
+    throw siltError("INVALID_PARAMETER_VALUE:TABLE_FULL_NAME", { fullName });
   }
   return qn;
 }

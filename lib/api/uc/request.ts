@@ -32,7 +32,7 @@ export async function getRequestBody(c: Context<Env>): Promise<Json> {
   try {
     return asObject(JSON.parse(text));
   } catch (err) {
-    throw siltError("MALFORMED_REQUEST:REQUEST_BODY_VALID", { message: (err as Error).message });
+    throw siltError("MALFORMED_REQUEST:BODY_NOT_JSON", { message: (err as Error).message });
   }
 }
 
@@ -50,7 +50,7 @@ export function requiredInteger(body: Json, field: string, min = 0): number {
   const v = body[field];
   const n = typeof v === "string" && v.trim() !== "" ? Number(v) : v;
   if (typeof n !== "number" || !Number.isSafeInteger(n) || n < min) {
-    throw siltError("INVALID_PARAMETER_VALUE:FIELD_INTEGER", { field, min });
+    throw siltError("INVALID_PARAMETER_VALUE:FIELD_NOT_INTEGER", { field, min });
   }
   return n;
 }
@@ -99,7 +99,7 @@ export function onlyKnownFields(body: Json, known: readonly string[], where: str
   for (const field of Object.keys(body)) {
     if (known.includes(field)) continue;
     const [nearest] = nearestNames(field, known, 1);
-    throw siltError("INVALID_PARAMETER_VALUE:UNKNOWN_FIELD_KNOWN", {
+    throw siltError("INVALID_PARAMETER_VALUE:UNKNOWN_FIELD", {
       field,
       where,
       suggestion: nearest === undefined ? "" : `; did you mean '${nearest}'`,
