@@ -12,7 +12,7 @@ import {
   aws_s3 as s3,
 } from "aws-cdk-lib";
 import type { Construct } from "constructs";
-import { TTL_ATTRIBUTE } from "../lib/api/idempotency.ts";
+import { TTL_ATTRIBUTE } from "../lib/kv/idempotency-store.ts";
 
 export interface StorageProps {
   /** Key prefix of the storage root inside the bucket ("" or ending in "/"). */

@@ -3,14 +3,14 @@
  * server) and passed in, never reached through globals, so ops run the same on S3 + DynamoDB and
  * on the embedded stand-ins.
  */
-import type { IdempotencyStore } from "./api/idempotency.ts";
-import type { TableCredentialVendor } from "./auth/credentials.ts";
 import type { Catalog } from "./catalog/catalog-store.ts";
 import type { GrantStore } from "./catalog/grants.ts";
 import type { CommitArbiter } from "./commit/arbiter.ts";
 import type { PostCommitConfig } from "./commit/post-commit.ts";
+import type { IdempotencyStore } from "./kv/idempotency-store.ts";
 import type { Logger } from "./logger.ts";
 import type { ObjectStore } from "./storage/object-store.ts";
+import type { TableCredentialVendor } from "./storage/prefix-credentials.ts";
 
 export interface SiltContext {
   /** The storage root: table data lives under `tables/<table-uuid>/` in it. */

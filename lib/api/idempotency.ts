@@ -4,9 +4,8 @@
  *
  * 1. Scope the caller's key by principal, method and path (two routes or two callers never share a
  *    record) and fingerprint the request (method, path, query, body) with SHA-256.
- * 2. Claim it: conditional PutItem of {key, status IN_PROGRESS, fingerprint, expiresAt} that
- *    succeeds only when no record exists or the one there has expired (TTL deletes lazily, so an
- *    expired record may still be readable).
+ * 2. Claim it in the idempotency store (lib/kv/idempotency-store.ts): a record exists per key
+ *    until it expires.
  * 3. Claim lost: read the record. A different fingerprint is a misuse of the key (422
  *    IDEMPOTENCY_KEY_REUSED); IN_PROGRESS means a duplicate is running right now (409, retry
  *    later); COMPLETED replays the stored status, content type and body, marked with the
@@ -19,90 +18,16 @@
  *    seconds), like Stripe's keys: a retry after a day is a new request.
  */
 import { createHash } from "node:crypto";
-import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { Context, MiddlewareHandler } from "hono";
 import { siltError } from "../errors.ts";
-import { ensureTable } from "../kv/dynamo-item-store.ts";
-import {
-  attributeNotExists,
-  IDEMPOTENCY_TABLE_KEYS,
-  type ItemStore,
-  lt,
-  or,
-} from "../kv/item-store.ts";
+import type { IdempotencyStore } from "../kv/idempotency-store.ts";
 import type { Env } from "./http.ts";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 export const REPLAYED_HEADER = "idempotent-replayed";
-export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
-/** The TTL attribute the CDK stack configures on the table. */
-export const TTL_ATTRIBUTE = "expiresAt";
 /** Stored bodies stay well inside DynamoDB's 400 KB item limit. */
 const MAX_STORED_BODY = 300_000;
 const MAX_KEY_LENGTH = 255;
-
-export type Claim =
-  | { kind: "claimed" }
-  | { kind: "inProgress" }
-  | { kind: "mismatch" }
-  | { kind: "completed"; status: number; contentType: string; body: string };
-
-export class IdempotencyStore {
-  /** `items`: the idempotency table (IDEMPOTENCY_TABLE_KEYS), in DynamoDB or in memory. */
-  constructor(
-    private readonly items: ItemStore,
-    private readonly clock: () => number = Date.now,
-  ) {}
-
-  /** Steps 2-3. */
-  async claim(key: string, fingerprint: string): Promise<Claim> {
-    const now = Math.floor(this.clock() / 1000);
-    const claimed = await this.items.put(
-      {
-        key: { S: key },
-        status: { S: "IN_PROGRESS" },
-        fingerprint: { S: fingerprint },
-        [TTL_ATTRIBUTE]: { N: String(now + IDEMPOTENCY_TTL_SECONDS) },
-      },
-      or(attributeNotExists("key"), lt(TTL_ATTRIBUTE, { N: String(now) })),
-    );
-    if (claimed) return { kind: "claimed" };
-    const item = await this.items.get({ key: { S: key } });
-    // Released between our put and our read: the caller may simply retry.
-    if (item === undefined) return { kind: "inProgress" };
-    if (item.fingerprint?.S !== fingerprint) return { kind: "mismatch" };
-    if (item.status?.S !== "COMPLETED") return { kind: "inProgress" };
-    return {
-      kind: "completed",
-      status: Number(item.responseStatus?.N ?? "200"),
-      contentType: item.contentType?.S ?? "application/json",
-      body: item.body?.S ?? "",
-    };
-  }
-
-  /** Step 4, success. */
-  async complete(
-    key: string,
-    response: { status: number; contentType: string; body: string },
-  ): Promise<void> {
-    await this.items.update(
-      { key: { S: key } },
-      {
-        set: {
-          status: { S: "COMPLETED" },
-          responseStatus: { N: String(response.status) },
-          contentType: { S: response.contentType },
-          body: { S: response.body },
-        },
-      },
-    );
-  }
-
-  /** Step 4, failure. */
-  async release(key: string): Promise<void> {
-    await this.items.delete({ key: { S: key } });
-  }
-}
 
 /**
  * Hono middleware applying the store to POST and DELETE requests that carry the header;
@@ -191,10 +116,3 @@ export function requestFingerprint(
 
 const isTextual = (contentType: string) =>
   contentType.includes("json") || contentType.startsWith("text/");
-
-/** Creates the idempotency table when absent (local mode and tests; CDK creates it in AWS). */
-export const ensureIdempotencyTable = (
-  client: DynamoDBClient,
-  tableName: string,
-  options: { timeoutMs?: number } = {},
-): Promise<void> => ensureTable(client, tableName, IDEMPOTENCY_TABLE_KEYS, options);

@@ -28,6 +28,11 @@ import type { QualifiedName } from "../catalog/names.ts";
 import { locationUri, type SiltContext } from "../context.ts";
 import { siltError } from "../errors.ts";
 import { resolveName } from "../ops/open-table.ts";
+import type {
+  AwsTempCredentials,
+  TableCredentialVendor,
+  VendedCredentials,
+} from "../storage/prefix-credentials.ts";
 import { authorizeTable } from "./authorize.ts";
 
 export const TABLE_OPERATIONS = ["READ", "READ_WRITE"] as const;
@@ -36,37 +41,11 @@ export type TableOperation = (typeof TABLE_OPERATIONS)[number];
 /** How long vended credentials last (AssumeRole's DurationSeconds): one hour, as issue 6 asks. */
 export const CREDENTIAL_SECONDS = 3600;
 
-export interface AwsTempCredentials {
-  access_key_id: string;
-  secret_access_key: string;
-  session_token: string;
-}
-
 export interface TemporaryTableCredentials {
   aws_temp_credentials: AwsTempCredentials | null;
   /** Epoch milliseconds; null when there are no credentials. */
   expiration_time: number | null;
   url: string;
-}
-
-/** Credentials of one vended session, and when they expire (epoch milliseconds). */
-export interface VendedCredentials {
-  credentials: AwsTempCredentials;
-  expirationTime: number;
-}
-
-/**
- * Issues credentials limited to the objects under one key prefix of the storage root, on behalf
- * of `principal` (recorded with the session for audit).
- */
-export interface TableCredentialVendor {
-  /** READ: get and list the objects under the prefix. */
-  readCredentials(prefix: string, principal: string): Promise<VendedCredentials>;
-  /**
-   * READ_WRITE: also put objects there (never delete them). Absent where the deployment has no
-   * role for it (SILT_TABLE_WRITE_ROLE_ARN).
-   */
-  readonly readWriteCredentials?: (prefix: string, principal: string) => Promise<VendedCredentials>;
 }
 
 export interface TableCredentialRequest {

@@ -5,13 +5,12 @@
  * DynamoDB). Both run the same store classes over an item store (lib/kv/item-store.ts).
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { ensureIdempotencyTable, IdempotencyStore } from "../api/idempotency.ts";
-import type { TableCredentialVendor } from "../auth/credentials.ts";
 import { Catalog, ensureCatalogTable } from "../catalog/catalog-store.ts";
 import { GrantStore } from "../catalog/grants.ts";
 import { CommitArbiter, ensureCommitTable } from "../commit/arbiter.ts";
 import type { SiltContext } from "../context.ts";
 import { DynamoItemStore } from "../kv/dynamo-item-store.ts";
+import { ensureIdempotencyTable, IdempotencyStore } from "../kv/idempotency-store.ts";
 import {
   CATALOG_TABLE_KEYS,
   COMMIT_TABLE_KEYS,
@@ -22,6 +21,7 @@ import {
 import { MemoryItemStore } from "../kv/memory-item-store.ts";
 import { jsonLogger, type Logger } from "../logger.ts";
 import type { ObjectStore } from "../storage/object-store.ts";
+import type { TableCredentialVendor } from "../storage/prefix-credentials.ts";
 
 interface CommonParts {
   store: ObjectStore;
