@@ -11,8 +11,8 @@
  */
 import type { Hono } from "hono";
 import { temporaryTableCredentials } from "../auth/credentials.ts";
-import { getPermissions, securableFromPath, updatePermissions } from "../auth/permissions.ts";
 import { siltError } from "../errors.ts";
+import { getPermissions, securableFromPath, updatePermissions } from "../ops/permissions.ts";
 import type { Operation } from "./app.ts";
 import { defaultsOf, type Env, jsonBody } from "./http.ts";
 import { asObject, optionalString } from "./request.ts";

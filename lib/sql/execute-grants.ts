@@ -1,11 +1,12 @@
 /**
- * GRANT, REVOKE and SHOW GRANTS through `/api/v1/sql`, over lib/auth/permissions.ts: a GRANT
+ * GRANT, REVOKE and SHOW GRANTS through `/api/v1/sql`, over lib/ops/permissions.ts: a GRANT
  * answers with nothing, SHOW GRANTS with Databricks' columns (principal, actionType, objectType,
  * objectKey).
  */
-import { securableName, showGrants, updatePermissions } from "../auth/permissions.ts";
+
 import type { SiltContext } from "../context.ts";
 import type { Statement } from "../expr/ast.ts";
+import { securableName, showGrants, updatePermissions } from "../ops/permissions.ts";
 import { EMPTY, type SqlResult } from "./execute-ddl.ts";
 import type { SqlSession } from "./session.ts";
 

@@ -10,18 +10,18 @@
  *    applicable to the object's type (SELECT on a catalog is fine; USE CATALOG on a table is not).
  * 3. Write the changes, then answer with the object's grants as they now are.
  */
-import { qualifyNameParts, splitNameParts } from "../catalog/names.ts";
-import type { SiltContext } from "../context.ts";
-import { siltError } from "../errors.ts";
-import type { ResultSet } from "../ops/result-set.ts";
-import { authorizePermissions, type SecurableName } from "./authorize.ts";
+import { authorizePermissions, type SecurableName } from "../auth/authorize.ts";
 import {
   bearsOn,
   checkPrincipal,
   parsePrivilege,
   restPrivilegeName,
   type SecurableType,
-} from "./privileges.ts";
+} from "../auth/privileges.ts";
+import { qualifyNameParts, splitNameParts } from "../catalog/names.ts";
+import type { SiltContext } from "../context.ts";
+import { siltError } from "../errors.ts";
+import type { ResultSet } from "./result-set.ts";
 
 export const SECURABLE_TYPES: readonly SecurableType[] = ["catalog", "schema", "table"];
 
