@@ -24,10 +24,9 @@
  */
 import { AssumeRoleCommand, type STSClient } from "@aws-sdk/client-sts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
-import type { QualifiedName } from "../catalog/names.ts";
+import { type QualifiedName, resolveName } from "../catalog/names.ts";
 import { locationUri, type SiltContext } from "../context.ts";
 import { siltError } from "../errors.ts";
-import { resolveName } from "../ops/open-table.ts";
 import type {
   AwsTempCredentials,
   TableCredentialVendor,

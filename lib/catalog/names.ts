@@ -158,3 +158,13 @@ export function qualifyNameParts(
   }
   return { catalog, schema, table };
 }
+
+/** A table as callers name it: dotted text ("c.s.t"), or parts already split by a parser. */
+export type TableRef = string | readonly string[];
+
+/** The qualified name a TableRef names, missing leading parts filled from `defaults`. */
+export function resolveName(name: TableRef, defaults?: NameDefaults): QualifiedName {
+  return typeof name === "string"
+    ? parseQualifiedName(name, defaults ?? {})
+    : qualifyNameParts(name, defaults ?? {});
+}

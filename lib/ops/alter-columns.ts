@@ -16,6 +16,7 @@
  *    `partitionColumns` in logical names.
  * 4. Commit through `commitMetadataChange` (alter-table.ts), which reads the whole table.
  */
+import type { TableRef } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import type { Metadata, Protocol } from "../delta/actions.ts";
 import {
@@ -37,7 +38,7 @@ import { siltError } from "../errors.ts";
 import type { ColumnChange, Name, NewColumn } from "../expr/ast.ts";
 import { quotePath } from "../values/identifiers.ts";
 import { commitMetadataChange } from "./alter-table.ts";
-import { openTable, type TableRef } from "./open-table.ts";
+import { openTable } from "./open-table.ts";
 import { protocolUnion, sameProtocol } from "./write-commit.ts";
 import { checkWriteProtocol } from "./write-protocol.ts";
 

@@ -13,14 +13,14 @@
  *    changes (alter-columns.ts) share. A metadata change conflicts with every concurrent commit
  *    (conflicts.ts), so it never lands beside a write that used the old properties.
  */
-
+import type { TableRef } from "../catalog/names.ts";
 import { metadataChangeOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Metadata, Protocol } from "../delta/actions.ts";
 import { isolationLevelOf } from "../delta/table-config.ts";
 import { alteredConfiguration } from "../delta/table-profile.ts";
 import { commit } from "./commit.ts";
-import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
+import { displayName, type OpenTable, openTable } from "./open-table.ts";
 import { checkWriteProtocol } from "./write-protocol.ts";
 
 export interface AlterPropertiesRequest {

@@ -9,12 +9,13 @@
  */
 
 import type * as arrow from "apache-arrow";
+import type { TableRef } from "../catalog/names.ts";
 import { appendOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action } from "../delta/actions.ts";
 import { commit } from "./commit.ts";
 import { type InputRows, toTableRows } from "./input-rows.ts";
-import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
+import { displayName, type OpenTable, openTable } from "./open-table.ts";
 import { type WriteFilesResult, writeDataFiles } from "./write-files.ts";
 import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
 

@@ -15,6 +15,7 @@
 import type * as arrow from "apache-arrow";
 import { authorizeCreateTable } from "../auth/authorize.ts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
+import { resolveName, type TableRef } from "../catalog/names.ts";
 import { createTableOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Metadata } from "../delta/actions.ts";
@@ -34,7 +35,7 @@ import { newTableProfile } from "../delta/table-profile.ts";
 import { parseSparkTypeName } from "../delta/type-name-parser.ts";
 import { SiltError, siltError } from "../errors.ts";
 import { commitNewTable } from "./commit.ts";
-import { displayName, resolveName, type TableRef } from "./open-table.ts";
+import { displayName } from "./open-table.ts";
 import { writeDataFiles } from "./write-files.ts";
 
 export interface ColumnSpec {

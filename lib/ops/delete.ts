@@ -15,6 +15,7 @@
  * 5. Commit `DELETE` with Spark's `predicate` parameter and metrics. When no row matched there is
  *    nothing to commit and the table keeps its version, as in Delta.
  */
+import type { TableRef } from "../catalog/names.ts";
 import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import { type Action, numRecordsOf } from "../delta/actions.ts";
@@ -33,7 +34,6 @@ import {
   partitionDecider,
   stringMetrics,
 } from "./dml-common.ts";
-import type { TableRef } from "./open-table.ts";
 import { deleteActions, type FileMatch, findMatches, removeOf } from "./row-deletes.ts";
 
 export interface DeleteRequest {

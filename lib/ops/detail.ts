@@ -1,8 +1,9 @@
 /**
  * DESCRIBE DETAIL: one row describing the table at its latest version, with Spark's columns.
  */
+import type { TableRef } from "../catalog/names.ts";
 import { locationUri, type SiltContext } from "../context.ts";
-import { openTable, type TableRef } from "./open-table.ts";
+import { openTable } from "./open-table.ts";
 import { isoMicros, type ResultSet } from "./result-set.ts";
 
 export const DETAIL_COLUMNS = [

@@ -11,6 +11,7 @@
  *    the new metadata) as one version whose read set names what the operation read. A change
  *    that touches nothing commits nothing, as Spark's `commitIfNeeded` skips empty commits.
  */
+import type { TableRef } from "../catalog/names.ts";
 import type { ReadSet } from "../commit/conflicts.ts";
 import { dmlOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
@@ -32,7 +33,7 @@ import type { Expr, SqlType } from "../expr/ast.ts";
 import { evaluateRows } from "../expr/evaluate.ts";
 import { fileMatcher } from "../expr/prune.ts";
 import { commit } from "./commit.ts";
-import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
+import { displayName, type OpenTable, openTable } from "./open-table.ts";
 import type { DeleteMetrics } from "./row-deletes.ts";
 import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
 

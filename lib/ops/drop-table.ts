@@ -10,9 +10,10 @@
  */
 import { authorizeTable } from "../auth/authorize.ts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
+import { resolveName, type TableRef } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import { SiltError } from "../errors.ts";
-import { displayName, resolveName, type TableRef } from "./open-table.ts";
+import { displayName } from "./open-table.ts";
 
 export async function dropTable(
   ctx: SiltContext,

@@ -5,11 +5,11 @@
  */
 
 import { authorizeTable } from "../auth/authorize.ts";
+import { resolveName, type TableRef } from "../catalog/names.ts";
 import { catalogView } from "../commit/publisher.ts";
 import type { SiltContext } from "../context.ts";
 import { readCommitInfos } from "../delta/snapshot.ts";
 import { siltError } from "../errors.ts";
-import { resolveName, type TableRef } from "./open-table.ts";
 import { isoMicros, type ResultSet } from "./result-set.ts";
 
 export const HISTORY_COLUMNS = [

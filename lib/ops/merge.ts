@@ -30,6 +30,7 @@
  * 7. Commit `MERGE` with Spark's parameters and metrics; nothing to commit when nothing changed.
  */
 import * as arrow from "apache-arrow";
+import type { TableRef } from "../catalog/names.ts";
 import { READ_WHOLE_TABLE, type ReadSet } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import { arrowValues } from "../data/arrow-to-json.ts";
@@ -62,7 +63,6 @@ import {
   stringMetrics,
 } from "./dml-common.ts";
 import { type MergePlan, type MergeSource, type PlannedClause, planMerge } from "./merge-plan.ts";
-import type { TableRef } from "./open-table.ts";
 import { deleteActions, type FileMatch, findMatches } from "./row-deletes.ts";
 import { writeDataFiles } from "./write-files.ts";
 

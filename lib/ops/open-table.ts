@@ -11,8 +11,12 @@
 
 import { authorizeTable, type TableAccess } from "../auth/authorize.ts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
-import type { NameDefaults } from "../catalog/names.ts";
-import { parseQualifiedName, type QualifiedName, qualifyNameParts } from "../catalog/names.ts";
+import {
+  type NameDefaults,
+  type QualifiedName,
+  resolveName,
+  type TableRef,
+} from "../catalog/names.ts";
 import { catalogView, publishRows, republish } from "../commit/publisher.ts";
 import type { SiltContext } from "../context.ts";
 import { type ColumnMappingMode, columnMappingMode } from "../delta/column-mapping.ts";
@@ -32,15 +36,6 @@ export interface OpenTable {
   /** Logical schema at the snapshot. */
   schema: StructType;
   mappingMode: ColumnMappingMode;
-}
-
-/** A table as callers name it: dotted text ("c.s.t"), or parts already split by a parser. */
-export type TableRef = string | readonly string[];
-
-export function resolveName(name: TableRef, defaults?: NameDefaults): QualifiedName {
-  return typeof name === "string"
-    ? parseQualifiedName(name, defaults ?? {})
-    : qualifyNameParts(name, defaults ?? {});
 }
 
 export async function openTable(

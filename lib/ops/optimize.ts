@@ -31,6 +31,7 @@
  * Arrow data, several times its Parquet size.
  */
 import type * as arrow from "apache-arrow";
+import type { TableRef } from "../catalog/names.ts";
 import { optimizeOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import { concatTables, filterTable, takeRows } from "../data/kernels.ts";
@@ -47,7 +48,7 @@ import type { Expr } from "../expr/ast.ts";
 import { evaluateScalar } from "../expr/evaluate.ts";
 import { commit } from "./commit.ts";
 import { analyzeCondition, type DmlTarget, elapsed, partitionDecider } from "./dml-common.ts";
-import { displayName, openTable, type TableRef } from "./open-table.ts";
+import { displayName, openTable } from "./open-table.ts";
 import { readFileRows } from "./read-files.ts";
 import { removeOf } from "./row-deletes.ts";
 import { writeDataFiles } from "./write-files.ts";

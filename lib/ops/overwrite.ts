@@ -12,13 +12,14 @@
  *    metrics. The read set is the whole table, or for a dynamic overwrite the replaced
  *    partitions, so a concurrent write into what is being replaced fails the commit.
  */
+import type { TableRef } from "../catalog/names.ts";
 import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import { parsePartitionValue } from "../data/partition-values.ts";
 import type { Action, AddFile } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
 import type { InputRows } from "./input-rows.ts";
-import type { OpenTable, TableRef } from "./open-table.ts";
+import type { OpenTable } from "./open-table.ts";
 import { removeOf } from "./row-deletes.ts";
 import {
   bytesOf,

@@ -11,10 +11,10 @@
  */
 import { authorizeRename } from "../auth/authorize.ts";
 import type { TableEntry } from "../catalog/catalog-store.ts";
-import { namesEqual, type QualifiedName } from "../catalog/names.ts";
+import { namesEqual, type QualifiedName, resolveName, type TableRef } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import { siltError } from "../errors.ts";
-import { displayName, resolveName, type TableRef } from "./open-table.ts";
+import { displayName } from "./open-table.ts";
 
 export async function renameTable(
   ctx: SiltContext,

@@ -21,6 +21,7 @@
  */
 import { authorizeCreateTable, findTable } from "../auth/authorize.ts";
 import { tableAlreadyExists, tableNotFound } from "../catalog/catalog-store.ts";
+import { resolveName, type TableRef } from "../catalog/names.ts";
 import { replaceTableOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, Metadata } from "../delta/actions.ts";
@@ -43,7 +44,7 @@ import {
   resolvePartitionColumns,
 } from "./create-table.ts";
 import { type InputRows, toTableRows } from "./input-rows.ts";
-import { displayName, openTable, resolveName, type TableRef } from "./open-table.ts";
+import { displayName, openTable } from "./open-table.ts";
 import { removeOf } from "./row-deletes.ts";
 import { bytesOf, protocolUnion, sameProtocol } from "./write-commit.ts";
 import { writeDataFiles } from "./write-files.ts";

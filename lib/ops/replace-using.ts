@@ -24,6 +24,7 @@
  */
 
 import * as arrow from "apache-arrow";
+import type { TableRef } from "../catalog/names.ts";
 import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import { arrowValues } from "../data/arrow-to-json.ts";
@@ -46,7 +47,7 @@ import type { Expr, Name, SqlType } from "../expr/ast.ts";
 import { evaluatePredicate, evaluateTable } from "../expr/evaluate.ts";
 import { quoteIdent } from "../values/identifiers.ts";
 import type { InputRows } from "./input-rows.ts";
-import type { OpenTable, TableRef } from "./open-table.ts";
+import type { OpenTable } from "./open-table.ts";
 import { selectiveOverwriteMetrics } from "./replace-where.ts";
 import { deleteActions, findMatches } from "./row-deletes.ts";
 import {

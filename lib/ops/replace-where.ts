@@ -16,6 +16,7 @@
  *    the predicate, so a concurrent write of matching rows fails the commit.
  */
 import type * as arrow from "apache-arrow";
+import type { TableRef } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import { arrowValues } from "../data/arrow-to-json.ts";
 import { parsePartitionValue } from "../data/partition-values.ts";
@@ -34,7 +35,7 @@ import type { Expr } from "../expr/ast.ts";
 import { evaluatePredicate, evaluateRows } from "../expr/evaluate.ts";
 import { fileMatcher } from "../expr/prune.ts";
 import type { InputRows } from "./input-rows.ts";
-import type { OpenTable, TableRef } from "./open-table.ts";
+import type { OpenTable } from "./open-table.ts";
 import { deleteActions, findMatches } from "./row-deletes.ts";
 import {
   commitOverwrite,

@@ -16,7 +16,7 @@
  * 5. Commit one `RESTORE` (parameters version/timestamp, Spark's metrics) that read the whole
  *    table, so any concurrent commit fails it.
  */
-
+import type { TableRef } from "../catalog/names.ts";
 import { restoreOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { Action, AddFile, DomainMetadata, Metadata } from "../delta/actions.ts";
@@ -26,7 +26,7 @@ import { logicalFileKey, parseTimestamp, type Snapshot } from "../delta/snapshot
 import { SiltError, siltError } from "../errors.ts";
 import { javaTimestamp } from "../values/datetime-text.ts";
 import { commit } from "./commit.ts";
-import { openTable, readSnapshot, type TableRef } from "./open-table.ts";
+import { openTable, readSnapshot } from "./open-table.ts";
 import { fileKey } from "./read-files.ts";
 import { removeOf } from "./row-deletes.ts";
 import { bytesOf, protocolUnion } from "./write-commit.ts";

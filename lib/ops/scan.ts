@@ -4,9 +4,10 @@
  */
 
 import type * as arrow from "apache-arrow";
+import type { TableRef } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import type { StructType } from "../delta/schema.ts";
-import { openTable, type TableRef, type TimeTravel } from "./open-table.ts";
+import { openTable, type TimeTravel } from "./open-table.ts";
 import { readSnapshotRows } from "./read-files.ts";
 
 export interface ScanRequest extends TimeTravel {

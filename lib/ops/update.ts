@@ -19,6 +19,7 @@
  */
 
 import type * as arrow from "apache-arrow";
+import type { TableRef } from "../catalog/names.ts";
 import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import { concatTables } from "../data/kernels.ts";
@@ -61,7 +62,6 @@ import {
   openDmlTarget,
   stringMetrics,
 } from "./dml-common.ts";
-import type { TableRef } from "./open-table.ts";
 import { deleteActions, type FileMatch, findMatches } from "./row-deletes.ts";
 import { writeDataFiles } from "./write-files.ts";
 

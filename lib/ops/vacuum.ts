@@ -25,7 +25,7 @@
  *    actions; Spark's parameters and metrics), delete in batches, commit `VACUUM END`. A failed
  *    deletion commits `VACUUM END` with status FAILED and rethrows.
  */
-
+import type { TableRef } from "../catalog/names.ts";
 import { vacuumOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import type { AddFile, RemoveFile } from "../delta/actions.ts";
@@ -35,7 +35,7 @@ import { deletedFileRetentionMs } from "../delta/table-config.ts";
 import { siltError } from "../errors.ts";
 import type { ObjectInfo } from "../storage/object-store.ts";
 import { commit } from "./commit.ts";
-import { type OpenTable, openTable, type TableRef } from "./open-table.ts";
+import { type OpenTable, openTable } from "./open-table.ts";
 import { fileKey } from "./read-files.ts";
 import { checkWriteProtocol } from "./write-protocol.ts";
 

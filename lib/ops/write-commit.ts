@@ -13,6 +13,7 @@
  */
 import type * as arrow from "apache-arrow";
 import type { TableAccess } from "../auth/authorize.ts";
+import type { TableRef } from "../catalog/names.ts";
 import type { ReadSet } from "../commit/conflicts.ts";
 import { type OverwriteKind, overwriteOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
@@ -20,7 +21,7 @@ import type { Action, Protocol } from "../delta/actions.ts";
 import type { StructField } from "../delta/schema.ts";
 import { commit } from "./commit.ts";
 import { type InputRows, toTableRows } from "./input-rows.ts";
-import { displayName, type OpenTable, openTable, type TableRef } from "./open-table.ts";
+import { displayName, type OpenTable, openTable } from "./open-table.ts";
 import { checkWriteProtocol, rowTrackingHighWaterMark } from "./write-protocol.ts";
 
 export interface WriteTarget {

@@ -5,11 +5,11 @@
  * statement committed (the table's version when it changed nothing).
  */
 
+import { resolveName } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import type { FromItem, Query, Statement } from "../expr/ast.ts";
 import { deleteRows } from "../ops/delete.ts";
 import { type MergeSource, mergeInto } from "../ops/merge.ts";
-import { resolveName } from "../ops/open-table.ts";
 import { updateRows } from "../ops/update.ts";
 import type { SqlResult } from "./execute-ddl.ts";
 import { runQuery } from "./query.ts";
