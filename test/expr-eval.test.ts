@@ -13,7 +13,6 @@ import {
   referencedColumns,
   type Scope,
   scopeOf,
-  type Typed,
 } from "../lib/expr/analyze.ts";
 import type { Expr, Pos, SqlType } from "../lib/expr/ast.ts";
 import {
@@ -24,6 +23,7 @@ import {
   evaluateTable,
 } from "../lib/expr/evaluate.ts";
 import { parseExpression } from "../lib/expr/parse.ts";
+import type { Typed } from "../lib/expr/typed.ts";
 import { referenceEvaluate } from "./helpers/reference-eval.ts";
 
 // ---------------------------------------------------------------------------------------------

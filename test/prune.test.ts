@@ -7,11 +7,12 @@ import { computeFileStats, serializeStats } from "../lib/data/stats.ts";
 import type { AddFile } from "../lib/delta/actions.ts";
 import { decimal, structField, structType } from "../lib/delta/schema.ts";
 import { SiltError } from "../lib/errors.ts";
-import { analyzePredicate, type Scope, scopeOf, type Typed } from "../lib/expr/analyze.ts";
+import { analyzePredicate, type Scope, scopeOf } from "../lib/expr/analyze.ts";
 import type { Expr, Pos, SqlType } from "../lib/expr/ast.ts";
 import { evaluatePredicate } from "../lib/expr/evaluate.ts";
 import { parseExpression } from "../lib/expr/parse.ts";
 import { canMatch, canMatchRowGroup, fileMatcher, parseStatsJson } from "../lib/expr/prune.ts";
+import type { Typed } from "../lib/expr/typed.ts";
 
 // Data columns first, the partition column last (scan order: data columns, then partitions).
 const SCHEMA = structType([

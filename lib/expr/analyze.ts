@@ -1,7 +1,7 @@
 /**
  * Analysis of expressions: resolves names against a scope, applies Spark's ANSI type coercion
  * (inserting implicit casts), checks types with Spark's error classes, and computes each node's
- * result type and nullability. The analysed tree (`Typed`) is what evaluation and pruning walk.
+ * result type and nullability, building the analysed tree (`Typed`, lib/expr/typed.ts).
  *
  * Desugaring keeps the analysed forms few: `!=` is NOT(=), BETWEEN is (>= AND <=), IS [NOT]
  * DISTINCT FROM is [NOT] <=>, IS TRUE/FALSE is <=>, simple CASE compares with =, if/nullif/nvl2
@@ -14,11 +14,12 @@ import { javaDecimalString } from "../values/decimal-text.ts";
 import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
 import { quoteIdent, quoteIfNeeded, quotePath } from "../values/identifiers.ts";
 import type { BinaryOp, Expr, Name, SqlType } from "./ast.ts";
-import { type ArgSpec, type FunctionDef, lookupFunction } from "./functions.ts";
+import { lookupFunction } from "./functions.ts";
 import { integralNegate } from "./scalar-arithmetic.ts";
 import { castScalar } from "./scalar-cast.ts";
 import { toScalar } from "./scalar-json.ts";
 import { sqlLiteral } from "./scalar-text.ts";
+import type { ArgSpec, CompareOp, Typed, TypedColumn, TypedLiteral } from "./typed.ts";
 import {
   type ArithOp,
   canAnsiCast,
@@ -83,81 +84,6 @@ export const scopeOf = (
     },
   ],
 });
-
-// ---------------------------------------------------------------------------------------------
-// The analysed tree
-
-export type CompareOp = "=" | "<" | "<=" | ">" | ">=" | "<=>";
-
-interface Base {
-  /** Result type ("null" only for an untyped NULL). */
-  type: SqlType;
-  /** Whether the node can yield NULL. */
-  nullable: boolean;
-}
-
-export interface TypedLiteral extends Base {
-  kind: "literal";
-  /** The value as a scalar of `type` (see types.ts); null for NULL. */
-  value: Scalar | null;
-  /** The expression a folded cast or negation came from (for printing). */
-  folded?: Typed;
-}
-
-export interface TypedColumn extends Base {
-  kind: "column";
-  /** Index of the relation in the scope. */
-  relation: number;
-  /** Index of the column within its relation. */
-  index: number;
-  /** Position across all relations of the scope: the batch column evaluation reads. */
-  ordinal: number;
-  /** The column's name as the relation spells it. */
-  name: string;
-  qualifier: string[];
-}
-
-export type Typed =
-  | TypedLiteral
-  | TypedColumn
-  /** Struct field `operand.name` (field `index` of the struct). */
-  | (Base & { kind: "field"; operand: Typed; index: number; name: string })
-  | (Base & { kind: "cast"; operand: Typed; tryCast: boolean; implicit: boolean })
-  /** + - * / % div; both operands already of the operation's input type. */
-  | (Base & { kind: "arith"; op: ArithOp; left: Typed; right: Typed })
-  | (Base & { kind: "bitwise"; op: "&" | "|" | "^"; left: Typed; right: Typed })
-  | (Base & { kind: "negate"; operand: Typed })
-  | (Base & { kind: "bitnot"; operand: Typed })
-  /** Both operands of one (coerced) type. */
-  | (Base & { kind: "compare"; op: CompareOp; left: Typed; right: Typed })
-  | (Base & { kind: "and"; left: Typed; right: Typed })
-  | (Base & { kind: "or"; left: Typed; right: Typed })
-  | (Base & { kind: "not"; operand: Typed })
-  | (Base & { kind: "isNull"; operand: Typed; negated: boolean })
-  /** operand IN (list); every element of the operand's type. */
-  | (Base & { kind: "in"; operand: Typed; list: Typed[] })
-  /** String LIKE (with its escape character) or RLIKE (Java regex, partial match). */
-  | (Base & {
-      kind: "like";
-      op: "like" | "rlike";
-      operand: Typed;
-      pattern: Typed;
-      escape: string;
-      /** ILIKE, printed as such (operand and pattern are already lower-cased). */
-      ilike?: boolean;
-    })
-  /** Searched CASE; branches evaluated in order, lazily. `alias` names the sugar it came from. */
-  | (Base & {
-      kind: "case";
-      branches: { when: Typed; then: Typed }[];
-      otherwise?: Typed;
-      alias?: { name: string; args: Typed[] };
-    })
-  /** coalesce / nvl / ifnull: each argument evaluated only where the previous ones are NULL. */
-  | (Base & { kind: "coalesce"; args: Typed[]; name: string })
-  | (Base & { kind: "call"; name: string; args: Typed[]; fn: FunctionDef })
-  /** An aggregate call; the query engine evaluates these (evaluate() refuses them). */
-  | (Base & { kind: "aggregate"; name: string; args: Typed[]; distinct: boolean; star: boolean });
 
 // ---------------------------------------------------------------------------------------------
 // Errors
@@ -996,27 +922,6 @@ class Analyzer {
 }
 
 /** The context a function's `resolve` receives. */
-export interface ResolveContext {
-  name: string;
-  star: boolean;
-  distinct: boolean;
-  analyzer: {
-    expect(arg: Typed, index: number, spec: ArgSpec, sql: () => string): Typed;
-    common(args: Typed[], fn: string, sql: () => string): SqlType;
-    compare(op: CompareOp, l: Typed, r: Typed): Typed;
-    buildCase(
-      whens: Typed[],
-      thens: Typed[],
-      otherwise: Typed | undefined,
-      fn: string,
-      alias?: { name: string; args: Typed[] },
-    ): Typed;
-    unexpectedType(index: number, required: string, arg: Typed, sql: string): SiltError;
-  };
-  /** The call as Spark prints it in errors. */
-  sql(): string;
-}
-
 const isDatetimeLike = (t: SqlType) => t === "timestamp" || t === "timestamp_ntz";
 
 function negateScalar(v: Scalar, t: SqlType): Scalar {

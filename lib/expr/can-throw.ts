@@ -3,9 +3,10 @@
  * asks it to decide evaluation order where Spark's is observable: operands that cannot raise run
  * on every row, those that can run only on the rows that still need them.
  */
-import { children, type Typed } from "./analyze.ts";
+import { children } from "./analyze.ts";
 import type { SqlType } from "./ast.ts";
 import { likeRegex } from "./like-patterns.ts";
+import type { Typed } from "./typed.ts";
 import {
   decimalIsWiderThan,
   INT_RANK,

@@ -7,12 +7,11 @@ import * as arrow from "apache-arrow";
 import { valuesToArrow } from "../data/json-to-arrow.ts";
 import type { DataType } from "../delta/schema.ts";
 import { siltError } from "../errors.ts";
-import type { Typed, TypedColumn } from "./analyze.ts";
 import { toArrowData } from "./arrow-vectors.ts";
 import type { SqlType } from "./ast.ts";
 import { Evaluator } from "./evaluator.ts";
-import type { EvalEnv } from "./functions.ts";
 import { fromScalar } from "./scalar-json.ts";
+import type { EvalEnv, Typed, TypedColumn } from "./typed.ts";
 import type { Scalar } from "./types.ts";
 import { at, type VBool } from "./vectors.ts";
 

@@ -12,7 +12,6 @@
 import type * as arrow from "apache-arrow";
 import { siltError } from "../errors.ts";
 import { MICROS_PER_DAY_N } from "../values/calendar.ts";
-import type { Typed, TypedColumn } from "./analyze.ts";
 import { divideByZero } from "./ansi-errors.ts";
 import { arrowValidity, fromArrow } from "./arrow-vectors.ts";
 import type { SqlType } from "./ast.ts";
@@ -28,7 +27,6 @@ import {
   longArith,
   matcher,
 } from "./fast-loops.ts";
-import type { EvalEnv } from "./functions.ts";
 import {
   javaRegex,
   likeBytes,
@@ -40,6 +38,7 @@ import { integralNegate, integralOverflow } from "./scalar-arithmetic.ts";
 import { castScalar } from "./scalar-cast.ts";
 import { toScalar } from "./scalar-json.ts";
 import { compareScalars } from "./scalar-order.ts";
+import type { EvalEnv, Typed, TypedColumn } from "./typed.ts";
 import {
   decimalIsWiderThan,
   INT_RANK,

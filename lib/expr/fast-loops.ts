@@ -5,7 +5,6 @@
  * path that does not apply answers undefined and the evaluator goes value-at-a-time instead.
  */
 import { siltError } from "../errors.ts";
-import type { Typed } from "./analyze.ts";
 import { arithmeticOverflow, divideByZero } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
 import {
@@ -15,6 +14,7 @@ import {
   integralArith,
 } from "./scalar-arithmetic.ts";
 import { compareDoubles, compareScalars } from "./scalar-order.ts";
+import type { Typed } from "./typed.ts";
 import { isDecimalType, isIntegral, type Scalar } from "./types.ts";
 import { at, SAFE, TWO32, tagOf, utf8Enc, type VConst, type Vec, type VUtf8 } from "./vectors.ts";
 

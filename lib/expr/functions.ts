@@ -13,12 +13,12 @@ import { siltError } from "../errors.ts";
 import { civilFromDays, daysFromCivil, daysInMonth, MICROS_PER_DAY_N } from "../values/calendar.ts";
 import { divHalfUp, fitsPrecision, pow10n, rescale } from "../values/decimal-scale.ts";
 import { formatDecimal, parseDecimal } from "../values/decimal-text.ts";
-import type { ResolveContext, Typed } from "./analyze.ts";
 import { arithmeticOverflow, castInvalidInput, decimalOutOfRange } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
 import { INT64_MAX, INT64_MIN, integralNegate } from "./scalar-arithmetic.ts";
 import { compareScalars } from "./scalar-order.ts";
 import { floorDivN, parseSparkDate, parseSparkTimestamp } from "./scalar-parse.ts";
+import type { ArgSpec, CallNode, FunctionDef, ResolveContext, Typed } from "./typed.ts";
 import {
   boundedDecimal,
   isDecimalType,
@@ -28,39 +28,6 @@ import {
   type Scalar,
   sameType,
 } from "./types.ts";
-
-/** What an argument accepts: a type, an abstract family, or any of several. */
-export type ArgSpec =
-  | SqlType
-  | "numeric"
-  | "integral"
-  | "decimal"
-  | "anyTimestamp"
-  | "any"
-  | readonly ArgSpec[];
-
-export interface EvalEnv {
-  /** The statement's instant, microseconds since the epoch (current_date/current_timestamp). */
-  now: bigint;
-}
-
-export type CallNode = Extract<Typed, { kind: "call" }>;
-
-export interface FunctionDef {
-  name: string;
-  kind: "scalar" | "aggregate";
-  /** Accepted argument counts (max may be Infinity). */
-  arity: { min: number; max: number };
-  resolve(args: Typed[], ctx: ResolveContext): Typed;
-  /**
-   * Row kernel for `call` nodes: argument scalars of the node's argument types. Unless
-   * `nullSafe`, a NULL argument makes the result NULL without calling it.
-   */
-  eval?: (args: (Scalar | null)[], node: CallNode, env: EvalEnv) => Scalar | null;
-  nullSafe?: boolean;
-  /** Every argument is evaluated even after a NULL one (Spark's n-ary concat does). */
-  evaluatesAll?: boolean;
-}
 
 const REGISTRY = new Map<string, FunctionDef>();
 

@@ -16,12 +16,13 @@ import type { ParquetFooter, ParquetRowGroup } from "../data/parquet.ts";
 import { parsePartitionValue } from "../data/partition-values.ts";
 import type { AddFile } from "../delta/actions.ts";
 import type { StructType } from "../delta/schema.ts";
-import { referencedColumns, type Typed, type TypedColumn } from "./analyze.ts";
+import { referencedColumns } from "./analyze.ts";
 import type { SqlType } from "./ast.ts";
 import { type EvalContext, evaluateRows } from "./evaluate.ts";
 import { castScalar } from "./scalar-cast.ts";
 import { toScalar } from "./scalar-json.ts";
 import { compareScalars } from "./scalar-order.ts";
+import type { Typed, TypedColumn } from "./typed.ts";
 import { isNumeric, isTimestamp, type Scalar } from "./types.ts";
 
 /** What is known about one file, by logical column name. */

@@ -22,8 +22,9 @@ import {
   toArrowType,
 } from "../delta/schema.ts";
 import { siltError } from "../errors.ts";
-import { implicitCast, prettySql, type Typed } from "../expr/analyze.ts";
+import { implicitCast, prettySql } from "../expr/analyze.ts";
 import { type EvalContext, evaluate } from "../expr/evaluate.ts";
+import type { Typed } from "../expr/typed.ts";
 import { canAnsiCast, canStoreAssign, castMismatch, sameType, sqlTypeName } from "../expr/types.ts";
 
 /** `path = value`: path is the column and nested field names, as the schema spells them. */

@@ -19,9 +19,10 @@ import type { TableRef } from "../catalog/names.ts";
 import { READ_WHOLE_TABLE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
 import { type Action, numRecordsOf } from "../delta/actions.ts";
-import { expressionSql, referencedColumns, scopeOf, type Typed } from "../expr/analyze.ts";
+import { expressionSql, referencedColumns, scopeOf } from "../expr/analyze.ts";
 import type { Expr } from "../expr/ast.ts";
 import { evaluatePredicate, evaluateScalar } from "../expr/evaluate.ts";
+import type { Typed } from "../expr/typed.ts";
 import {
   analyzeCondition,
   assertNotAppendOnly,

@@ -27,11 +27,11 @@ import {
   referencedColumns,
   type Scope,
   scopeOf,
-  type Typed,
 } from "../expr/analyze.ts";
 import type { Expr, SqlType } from "../expr/ast.ts";
 import { evaluateRows } from "../expr/evaluate.ts";
 import { fileMatcher } from "../expr/prune.ts";
+import type { Typed } from "../expr/typed.ts";
 import { commit } from "./commit.ts";
 import { displayName, type OpenTable, openTable } from "./open-table.ts";
 import type { DeleteMetrics } from "./row-deletes.ts";

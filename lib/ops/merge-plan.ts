@@ -42,9 +42,9 @@ import {
   prettySql,
   type Scope,
   type ScopeRelation,
-  type Typed,
 } from "../expr/analyze.ts";
 import type { Expr, MergeClause, Name, SqlType } from "../expr/ast.ts";
+import type { Typed } from "../expr/typed.ts";
 import { quoteIfNeeded } from "../values/identifiers.ts";
 import { type Assignment, type ColumnPlan, fieldOf, planColumns } from "./assignments.ts";
 

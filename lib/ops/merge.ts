@@ -45,11 +45,12 @@ import {
 import type { DataType, StructType } from "../delta/schema.ts";
 import type { Snapshot } from "../delta/snapshot.ts";
 import { siltError } from "../errors.ts";
-import { andOf, literalOf, referencedColumns, type Typed } from "../expr/analyze.ts";
+import { andOf, literalOf, referencedColumns } from "../expr/analyze.ts";
 import type { Expr, MergeClause } from "../expr/ast.ts";
 import { type EvalContext, evaluatePredicate, evaluateTable } from "../expr/evaluate.ts";
 import { toScalar } from "../expr/scalar-json.ts";
 import { compareScalars } from "../expr/scalar-order.ts";
+import type { Typed } from "../expr/typed.ts";
 import { isOrderable, type Scalar } from "../expr/types.ts";
 import { checkNotNull, evaluatePlan, tableOf } from "./assignments.ts";
 import { joinBatches, takeBatch } from "./batches.ts";

@@ -41,10 +41,10 @@ import {
   referencedColumns,
   type Scope,
   type ScopeRelation,
-  type Typed,
 } from "../expr/analyze.ts";
 import type { Expr, Name, SqlType } from "../expr/ast.ts";
 import { evaluatePredicate, evaluateTable } from "../expr/evaluate.ts";
+import type { Typed } from "../expr/typed.ts";
 import { quoteIdent } from "../values/identifiers.ts";
 import type { InputRows } from "./input-rows.ts";
 import type { OpenTable } from "./open-table.ts";

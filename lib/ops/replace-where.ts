@@ -24,16 +24,11 @@ import type { Action } from "../delta/actions.ts";
 import { physicalName } from "../delta/column-mapping.ts";
 import type { DataType } from "../delta/schema.ts";
 import { siltError } from "../errors.ts";
-import {
-  analyzePredicate,
-  expressionSql,
-  referencedColumns,
-  type Scope,
-  type Typed,
-} from "../expr/analyze.ts";
+import { analyzePredicate, expressionSql, referencedColumns, type Scope } from "../expr/analyze.ts";
 import type { Expr } from "../expr/ast.ts";
 import { evaluatePredicate, evaluateRows } from "../expr/evaluate.ts";
 import { fileMatcher } from "../expr/prune.ts";
+import type { Typed } from "../expr/typed.ts";
 import type { InputRows } from "./input-rows.ts";
 import type { OpenTable } from "./open-table.ts";
 import { deleteActions, findMatches } from "./row-deletes.ts";

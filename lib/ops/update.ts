@@ -39,10 +39,10 @@ import {
   prettySql,
   referencedColumns,
   type Scope,
-  type Typed,
 } from "../expr/analyze.ts";
 import type { Expr, Assignment as SqlAssignment } from "../expr/ast.ts";
 import { evaluatePredicate, evaluateScalar } from "../expr/evaluate.ts";
+import type { Typed } from "../expr/typed.ts";
 import {
   type Assignment,
   type ColumnPlan,

@@ -8,10 +8,10 @@
  */
 
 import { siltError } from "../errors.ts";
-import type { Typed } from "../expr/analyze.ts";
 import type { SqlType } from "../expr/ast.ts";
 import { fromScalar } from "../expr/scalar-json.ts";
 import { compareDoubles, compareScalars } from "../expr/scalar-order.ts";
+import type { Typed } from "../expr/typed.ts";
 import { isFloating, type Scalar } from "../expr/types.ts";
 import { type ColumnView, scalarAt, wordsStride, wordsValue } from "./aggregate-columns.ts";
 

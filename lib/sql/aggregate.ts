@@ -8,8 +8,8 @@
  * that first row's key values, as the row-at-a-time engine did.
  */
 import type * as arrow from "apache-arrow";
-import type { Typed } from "../expr/analyze.ts";
 import { type EvalContext, evaluate } from "../expr/evaluate.ts";
+import type { Typed } from "../expr/typed.ts";
 import { type Accumulator, type AggregateNode, accumulatorFor } from "./aggregate-accumulators.ts";
 import { type ColumnView, canonicalAt, keyAt, validityView, viewOf } from "./aggregate-columns.ts";
 

@@ -10,8 +10,8 @@
 
 import { RE2JS } from "re2js";
 import { SiltError } from "../../lib/errors.ts";
-import type { Typed } from "../../lib/expr/analyze.ts";
 import type { SqlType } from "../../lib/expr/ast.ts";
+import type { Typed } from "../../lib/expr/typed.ts";
 import { daysFromCivil } from "../../lib/values/calendar.ts";
 import { formatDate, formatTimestamp, parseTimestamp } from "../../lib/values/datetime-text.ts";
 
