@@ -8,7 +8,7 @@ import {
   aws_iam as iam,
   type aws_lambda_nodejs as nodejs,
 } from "aws-cdk-lib";
-import type { Operation } from "../lib/api/app.ts";
+import type { Operation } from "../lib/api/operations.ts";
 import type { DynamoAction } from "./data-access.ts";
 import { constructName, FUNCTIONS, type FunctionSpec } from "./functions-table.ts";
 import type { SiltAuth } from "./http-api.ts";

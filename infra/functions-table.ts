@@ -4,7 +4,7 @@
  * (api-functions.ts) and routes the HTTP API to it (http-api.ts).
  */
 import { aws_apigatewayv2 as apigw } from "aws-cdk-lib";
-import type { Operation } from "../lib/api/app.ts";
+import type { Operation } from "../lib/api/operations.ts";
 import type { AccessSpec } from "./data-access.ts";
 
 export interface FunctionSpec extends AccessSpec {
@@ -24,7 +24,7 @@ export interface FunctionSpec extends AccessSpec {
 const { GET, POST, DELETE, PATCH, ANY } = apigw.HttpMethod;
 
 /**
- * One entry per file in functions/, keyed by the operation it serves (lib/api/app.ts), so adding
+ * One entry per file in functions/, keyed by the operation it serves (lib/api/operations.ts), so adding
  * an operation without deciding its routes and permissions does not compile. The action lists
  * follow each operation's code path through lib/ (catalog-store.ts, arbiter.ts, s3-store.ts).
  */

@@ -13,7 +13,7 @@ import {
 } from "aws-cdk-lib";
 import { AccessLogFormat } from "aws-cdk-lib/aws-apigateway";
 import type { Construct } from "constructs";
-import type { Operation } from "../lib/api/app.ts";
+import type { Operation } from "../lib/api/operations.ts";
 import type { Alarms } from "./alarms.ts";
 import { constructName, FUNCTIONS, type FunctionSpec } from "./functions-table.ts";
 

@@ -28,7 +28,7 @@ import {
   type aws_sqs as sqs,
 } from "aws-cdk-lib";
 import type { Construct } from "constructs";
-import type { Operation } from "../lib/api/app.ts";
+import type { Operation } from "../lib/api/operations.ts";
 import { Alarms } from "./alarms.ts";
 import { createApiFunctions } from "./api-functions.ts";
 import { CredentialVending } from "./credential-vending.ts";

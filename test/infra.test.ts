@@ -17,7 +17,8 @@ import { AwsSolutionsChecks } from "cdk-nag";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { defineSiltApp } from "../infra/silt-app.ts";
 import type { PipelineFunction, SiltStack } from "../infra/silt-stack.ts";
-import { createApp, OPERATIONS, type Operation } from "../lib/api/app.ts";
+import { createApp } from "../lib/api/app.ts";
+import { OPERATIONS, type Operation } from "../lib/api/operations.ts";
 import { readSessionPolicy, readWriteSessionPolicy } from "../lib/auth/credentials.ts";
 import type { SiltContext } from "../lib/context.ts";
 

@@ -8,8 +8,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import type { Operation } from "../lib/api/app.ts";
 import { MAX_BODY_BYTES } from "../lib/api/http.ts";
+import type { Operation } from "../lib/api/operations.ts";
 import { ensureCatalogTable } from "../lib/catalog/catalog-store.ts";
 import { ensureCommitTable } from "../lib/commit/arbiter.ts";
 import { httpHandler } from "../lib/runtime/lambda.ts";

@@ -51,6 +51,7 @@ import {
   wantsArrow,
 } from "./http.ts";
 import { idempotencyMiddleware } from "./idempotency.ts";
+import { OPERATIONS, type Operation } from "./operations.ts";
 import {
   type Json,
   optionalBoolean,
@@ -66,31 +67,6 @@ import { registerMaintenanceRoutes } from "./routes-maintenance.ts";
 import { createOrReplaceRoute, isReplaceRequest, registerReplaceRoutes } from "./routes-replace.ts";
 import { ucErrorResponse } from "./uc/errors.ts";
 import { registerUnityCatalogRoutes } from "./uc/routes.ts";
-
-/** Route groups, one per deployed function; the local server serves them all. */
-export const OPERATIONS = [
-  "catalog",
-  "create",
-  "insert",
-  "rows",
-  "history",
-  "detail",
-  "drop",
-  "sql",
-  "overwrite",
-  "replace-where",
-  "replace-using",
-  "restore",
-  "update",
-  "delete",
-  "merge",
-  "optimize",
-  "vacuum",
-  "permissions",
-  "credentials",
-  "unity-catalog",
-] as const;
-export type Operation = (typeof OPERATIONS)[number];
 
 export interface AppOptions {
   operations?: readonly Operation[];

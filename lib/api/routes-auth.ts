@@ -13,8 +13,8 @@ import type { Hono } from "hono";
 import { temporaryTableCredentials } from "../auth/credentials.ts";
 import { siltError } from "../errors.ts";
 import { getPermissions, securableFromPath, updatePermissions } from "../ops/permissions.ts";
-import type { Operation } from "./app.ts";
 import { defaultsOf, type Env, jsonBody } from "./http.ts";
+import type { Operation } from "./operations.ts";
 import { asObject, optionalString } from "./request.ts";
 
 const PERMISSIONS_PATH = "/api/v1/permissions/:securable_type/:full_name";

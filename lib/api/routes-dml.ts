@@ -19,9 +19,9 @@ import { mergeInto } from "../ops/merge.ts";
 import { updateRows } from "../ops/update.ts";
 import { AUTO_MERGE_CONF } from "../sql/execute-dml.ts";
 import type { SqlSession } from "../sql/session.ts";
-import type { Operation } from "./app.ts";
 import { defaultsOf, type Env, jsonBody } from "./http.ts";
 import { loadMergeSource, type SourceSpec } from "./merge-source.ts";
+import type { Operation } from "./operations.ts";
 import {
   asObject,
   type Json,

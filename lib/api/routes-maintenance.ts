@@ -13,8 +13,8 @@ import { parseExpression } from "../expr/parse.ts";
 import { optimizeTable } from "../ops/optimize.ts";
 import { vacuumTable } from "../ops/vacuum.ts";
 import { RETENTION_CHECK_CONF } from "../sql/execute-maintenance.ts";
-import type { Operation } from "./app.ts";
 import { defaultsOf, type Env, jsonBody } from "./http.ts";
+import type { Operation } from "./operations.ts";
 import {
   optionalBoolean,
   optionalInteger,

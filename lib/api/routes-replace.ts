@@ -22,8 +22,8 @@ import { replaceWhere } from "../ops/replace-where.ts";
 import { restoreTable } from "../ops/restore.ts";
 import type { WriteResult } from "../ops/write-commit.ts";
 import { runQuery } from "../sql/query.ts";
-import type { Operation } from "./app.ts";
 import { ARROW_STREAM, columnsOf, defaultsOf, type Env, jsonBody, rowsInput } from "./http.ts";
+import type { Operation } from "./operations.ts";
 import {
   type Json,
   optionalBoolean,

@@ -6,7 +6,8 @@
  */
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { handle, type LambdaEvent } from "hono/aws-lambda";
-import { createApp, type Operation } from "../api/app.ts";
+import { createApp } from "../api/app.ts";
+import type { Operation } from "../api/operations.ts";
 import { StsTableCredentials } from "../auth/credentials.ts";
 import { parseAuthMode } from "../auth/principal.ts";
 import { createDynamoClient, createS3Client, createStsClient } from "../aws-clients.ts";

@@ -3,8 +3,8 @@
  * same app as `/api/v1` and over the same engine, catalog, privileges and arbiter.
  */
 import type { Hono } from "hono";
-import type { Operation } from "../app.ts";
 import type { Env } from "../http.ts";
+import type { Operation } from "../operations.ts";
 import { registerDeltaApiRoutes } from "./delta-routes.ts";
 import { registerLegacyCatalogRoutes } from "./legacy-routes.ts";
 
