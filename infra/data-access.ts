@@ -20,7 +20,7 @@ export interface AccessSpec {
   s3: { read: boolean; write: "table" | "log" | false; delete: boolean } | false;
   /**
    * GetObject under `<prefix>ingest/`, where callers stage the Parquet/CSV/JSON objects an
-   * operation takes as input (lib/api/merge-source.ts).
+   * operation takes as input (lib/ops/source-objects.ts).
    */
   ingest?: boolean;
   /** Other key prefixes under the storage root, with the object actions used there. */

@@ -24,7 +24,6 @@
  */
 import { createHash } from "node:crypto";
 import type * as arrow from "apache-arrow";
-import { loadMergeSource, type SourceSpec } from "../api/merge-source.ts";
 import type { QualifiedName } from "../catalog/names.ts";
 import { CONCURRENCY_SQLSTATE } from "../commit/conflicts.ts";
 import type { SiltContext } from "../context.ts";
@@ -39,6 +38,7 @@ import { commitAppend } from "./append.ts";
 import { toTableRows } from "./input-rows.ts";
 import { mergeInto } from "./merge.ts";
 import { displayName, type OpenTable, openTable } from "./open-table.ts";
+import { readSourceObject, type SourceObject } from "./source-objects.ts";
 
 /** Comma-separated key columns; when set, ingestion merges on them instead of appending. */
 export const INGEST_MERGE_KEYS_PROPERTY = "silt.ingest.mergeKeys";
@@ -218,11 +218,7 @@ async function readObject(ctx: SiltContext, t: OpenTable, key: string): Promise<
 }
 
 async function conformObject(ctx: SiltContext, t: OpenTable, key: string): Promise<arrow.Table> {
-  const source = await loadMergeSource(ctx, sourceSpec(key), {
-    alias: "s",
-    target: t.schema,
-    session: { defaults: {}, conf: {}, now: ctx.clock() },
-  });
+  const source = await readSourceObject(ctx, sourceObject(key), t.schema);
   for (const f of source.fields) {
     if (!t.schema.fields.some((s) => s.name.toLowerCase() === f.name.toLowerCase())) {
       throw siltError("DELTA_SCHEMA_MISMATCH", {
@@ -236,7 +232,7 @@ async function conformObject(ctx: SiltContext, t: OpenTable, key: string): Promi
   return toTableRows({ arrow: source.table }, t.schema, displayName(t.name));
 }
 
-function sourceSpec(key: string): SourceSpec {
+function sourceObject(key: string): SourceObject {
   const lower = key.toLowerCase();
   if (lower.endsWith(".parquet")) return { parquet: key };
   if (lower.endsWith(".csv")) return { csv: key, header: true };
