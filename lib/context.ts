@@ -42,8 +42,8 @@ export interface SiltContext {
   idempotency?: IdempotencyStore;
   /**
    * How commits made with this context run their post-commit work (automatic checkpoints: await,
-   * background or off; logger; checkpoint options). Unset fields fall back to the process
-   * default (lib/commit/post-commit.ts).
+   * background or off; logger; checkpoint options). Unset fields take the defaults
+   * (lib/commit/post-commit.ts).
    */
   postCommit?: Partial<PostCommitConfig>;
 }

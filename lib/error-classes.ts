@@ -1304,6 +1304,8 @@ export const ERROR_CLASSES = {
       TOKEN_PAIR: "SILT_TOKENS must list token=principal pairs separated by commas (got {pair}).",
       NO_TOKENS:
         "SILT_AUTH=token needs SILT_TOKENS, e.g. SILT_TOKENS='not-used=alice@example.com'.",
+      POST_COMMIT_MODE:
+        "Environment variable SILT_POST_COMMIT must be one of {modes} (got {value}).",
       SERVE_AUTH_MODE:
         "SILT_AUTH for silt serve must be none or token (got {mode}); iam and jwt are for the deployed API.",
       VARIABLE_NOT_SET: "Environment variable {name} is not set.",

@@ -9,12 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  autoCheckpoint,
-  configurePostCommit,
-  flushPostCommitWork,
-  type PostCommitConfig,
-} from "../lib/commit/post-commit.ts";
+import { autoCheckpoint, flushPostCommitWork } from "../lib/commit/post-commit.ts";
 import { commitTransaction } from "../lib/commit/transaction.ts";
 import type { SiltContext } from "../lib/context.ts";
 import {
@@ -286,7 +281,6 @@ describe("checkpoints", () => {
   let silt: SiltHarness;
   let ctx: SiltContext;
   let store: LocalObjectStore;
-  let saved: PostCommitConfig;
 
   beforeAll(async () => {
     silt = await startSilt("local", { memory: true });
@@ -294,12 +288,11 @@ describe("checkpoints", () => {
     store = ctx.store as LocalObjectStore;
     await createCatalog(ctx, "c");
     await createSchema(ctx, "c", "s");
-    saved = configurePostCommit({});
   });
   afterAll(() => silt.close());
   afterEach(async () => {
     await flushPostCommitWork();
-    configurePostCommit(saved);
+    ctx = silt.ctx;
   });
 
   async function newTable(
@@ -333,6 +326,7 @@ describe("checkpoints", () => {
       actions,
       commitInfo: { operation: "MANUAL UPDATE" },
       clock: c.clock,
+      postCommit: c.postCommit,
     });
   }
 
@@ -588,7 +582,10 @@ describe("checkpoints", () => {
   });
 
   it("streams the next automatic checkpoint from the previous one's sidecars", async () => {
-    configurePostCommit({ checkpoint: { sidecarThreshold: 3, actionsPerSidecar: 3 } });
+    ctx = {
+      ...silt.ctx,
+      postCommit: { checkpoint: { sidecarThreshold: 3, actionsPerSidecar: 3 } },
+    };
     const { root } = await newTable("stream", { "delta.checkpointInterval": "4" });
     for (let v = 1; v <= 13; v++) {
       if (v === 6 || v === 10) await addDeletionVector("stream", v === 6 ? 0 : 3, [0]);
@@ -613,7 +610,7 @@ describe("checkpoints", () => {
   });
 
   it("streams from a multi-sidecar base and the commits after it to the checkpoint the in-memory path writes", async () => {
-    configurePostCommit({ mode: "off" });
+    ctx = { ...silt.ctx, postCommit: { mode: "off" } };
     const name = "streambase";
     const { root } = await newTable(name);
     for (let i = 0; i < 6; i++) {
@@ -745,7 +742,7 @@ describe("checkpoints", () => {
   });
 
   it("runs in the background when configured, and the commit returns first", async () => {
-    configurePostCommit({ mode: "background" });
+    ctx = { ...silt.ctx, postCommit: { mode: "background" } };
     const { root } = await newTable("bg", { "delta.checkpointInterval": "2" });
     await appendRows(ctx, "c.s.bg", { rows: [[1, "a"]] });
     await appendRows(ctx, "c.s.bg", { rows: [[2, "a"]] });
@@ -757,9 +754,8 @@ describe("checkpoints", () => {
 
   it("survives a failure while checkpointing: the commit stands, the table reads, the next interval retries", async () => {
     const logger = capturingLogger();
-    configurePostCommit({ logger });
     const failing = new WrappedStore(store);
-    const fctx: SiltContext = { ...ctx, store: failing };
+    let fctx: SiltContext = { ...ctx, store: failing, postCommit: { logger } };
     const { root } = await newTable("fail", { "delta.checkpointInterval": "3" }, fctx);
     await appendRows(fctx, "c.s.fail", { rows: [[1, "a"]] });
     await appendRows(fctx, "c.s.fail", { rows: [[2, "a"]] });
@@ -772,7 +768,10 @@ describe("checkpoints", () => {
     expect(logger.lines.map((l) => [l.level, l.f?.version])).toEqual([["warn", 3]]);
     expect(String(logger.lines[0]!.f?.error)).toMatch(/injected failure/);
     // Version 6, sidecar mode: sidecars land, then the top-level file fails; they are orphans.
-    configurePostCommit({ logger, checkpoint: { sidecarThreshold: 1, actionsPerSidecar: 2 } });
+    fctx = {
+      ...fctx,
+      postCommit: { logger, checkpoint: { sidecarThreshold: 1, actionsPerSidecar: 2 } },
+    };
     for (let i = 4; i <= 6; i++) await appendRows(fctx, "c.s.fail", { rows: [[i, "b"]] });
     const orphans = (await logNames(store, root)).filter((n) => n.startsWith("_sidecars/"));
     expect(orphans.length).toBeGreaterThan(0);
@@ -900,19 +899,14 @@ describe("log cleanup", () => {
   let silt: SiltHarness;
   let ctx: SiltContext;
   let store: LocalObjectStore;
-  let saved: PostCommitConfig;
   beforeAll(async () => {
     silt = await startSilt("local", { memory: true });
     ctx = silt.ctx;
     store = ctx.store as LocalObjectStore;
     await createCatalog(ctx, "c");
     await createSchema(ctx, "c", "s");
-    saved = configurePostCommit({});
   });
   afterAll(() => silt.close());
-  afterEach(() => {
-    configurePostCommit(saved);
-  });
 
   const base = Date.UTC(2024, 0, 1);
   const at = (day: number, hour = 1) => base + day * DAY_MS + hour * 3_600_000;
@@ -921,8 +915,11 @@ describe("log cleanup", () => {
     // Commit timestamps come from the clock (in-commit timestamps): days 0..2 for versions
     // 0..24, day 40 after that.
     let clock = at(0);
-    const c: SiltContext = { ...ctx, clock: () => clock };
-    configurePostCommit({ checkpoint: { sidecarThreshold: 2, actionsPerSidecar: 4, now: at(0) } });
+    const c: SiltContext = {
+      ...ctx,
+      clock: () => clock,
+      postCommit: { checkpoint: { sidecarThreshold: 2, actionsPerSidecar: 4, now: at(0) } },
+    };
     await createTable(c, {
       name: "c.s.clean",
       columns: [{ name: "id", type: "INT" }],
@@ -1034,8 +1031,11 @@ describe("log cleanup", () => {
 
   it("never starts the log at a checkpoint it cannot read", async () => {
     let clock = at(0);
-    const c: SiltContext = { ...ctx, clock: () => clock };
-    configurePostCommit({ checkpoint: { sidecarThreshold: 1, actionsPerSidecar: 2 } });
+    const c: SiltContext = {
+      ...ctx,
+      clock: () => clock,
+      postCommit: { checkpoint: { sidecarThreshold: 1, actionsPerSidecar: 2 } },
+    };
     await createTable(c, {
       name: "c.s.broken",
       columns: [{ name: "id", type: "INT" }],

@@ -6,7 +6,6 @@
  */
 import type { Context, ScheduledEvent } from "aws-lambda";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { configurePostCommit, type PostCommitConfig } from "../lib/commit/post-commit.ts";
 import { readLastCheckpoint } from "../lib/delta/checkpoint-reader.ts";
 import { planMaintenance, roundRobin } from "../lib/ops/maintenance-plan.ts";
 import { openTable } from "../lib/ops/open-table.ts";
@@ -39,7 +38,6 @@ const scheduled: ScheduledEvent = {
 let env: LambdaEnv;
 let sql: HttpHandler;
 let maintain: MaintenanceHandler;
-let postCommit: PostCommitConfig;
 
 const { ok, operations } = sqlThroughHandler(() => sql);
 const liveFiles = async (table: string) =>
@@ -49,8 +47,9 @@ const cursor = async () =>
 
 beforeAll(async () => {
   env = await startLambdaEnv();
-  // Commit-time checkpoints off, so tables fall behind and the run has checkpoints to write.
-  postCommit = configurePostCommit({ mode: "off" });
+  // Commit-time checkpoints off, so tables fall behind and the run has checkpoints to write
+  // (the functions' context reads it; env.close() restores the environment).
+  process.env.SILT_POST_COMMIT = "off";
   sql = (await import("../functions/sql.ts")).handler as unknown as HttpHandler;
   maintain = (await import("../functions/maintenance.ts")).handler as MaintenanceHandler;
   await ok("CREATE CATALOG maint");
@@ -81,7 +80,6 @@ beforeAll(async () => {
   await ctx.store.delete(`${broken.entry.location}${broken.snapshot.files[0]!.path}`);
 });
 afterAll(async () => {
-  if (postCommit !== undefined) configurePostCommit(postCommit);
   await env?.close();
 });
 

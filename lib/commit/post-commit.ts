@@ -17,8 +17,8 @@
  *    long-lived server answer first (flushPostCommitWork awaits what is in flight); "off" for
  *    callers that checkpoint on their own schedule.
  * 6. Configuration: the commit's own (CommitRequest.postCommit) over the context's
- *    (SiltContext.postCommit, which the commit builder passes) over the process default
- *    (configurePostCommit, for callers without a context, such as tests of the loop itself).
+ *    (SiltContext.postCommit, which the commit builder passes; the Lambda runtime's comes from
+ *    SILT_POST_COMMIT) over the defaults: "await", failures logged, default checkpoint options.
  * 7. Tombstone expiry in the checkpoint uses the commit's clock (the context's), not the wall
  *    clock, unless the checkpoint options fix `now`.
  *
@@ -62,27 +62,17 @@ const failuresOnly: Logger = {
   info: () => {},
 };
 
-const config: PostCommitConfig = { mode: "await", logger: failuresOnly, checkpoint: {} };
+const DEFAULTS: PostCommitConfig = { mode: "await", logger: failuresOnly, checkpoint: {} };
 const inFlight = new Set<Promise<void>>();
 /** Last interval seen per table, per store (table roots are only unique within a store). */
 const intervals = new WeakMap<ObjectStore, Map<string, number>>();
 
-/**
- * Changes the process default (step 6) of how post-commit work runs; returns the previous
- * settings so tests can restore them. Prefer SiltContext.postCommit or CommitRequest.postCommit.
- */
-export function configurePostCommit(update: Partial<PostCommitConfig>): PostCommitConfig {
-  const previous = { ...config };
-  Object.assign(config, update);
-  return previous;
-}
-
-/** Settings of one commit's post-commit work (step 6): `given` over the process default. */
-export function postCommitConfig(given: Partial<PostCommitConfig> = {}): PostCommitConfig {
+/** Settings of one commit's post-commit work (step 6): `given` over the defaults. */
+function postCommitConfig(given: Partial<PostCommitConfig> = {}): PostCommitConfig {
   return {
-    mode: given.mode ?? config.mode,
-    logger: given.logger ?? config.logger,
-    checkpoint: given.checkpoint ?? config.checkpoint,
+    mode: given.mode ?? DEFAULTS.mode,
+    logger: given.logger ?? DEFAULTS.logger,
+    checkpoint: given.checkpoint ?? DEFAULTS.checkpoint,
   };
 }
 
@@ -139,7 +129,7 @@ export async function flushPostCommitWork(): Promise<void> {
  */
 export async function autoCheckpoint(
   commit: PublishedCommit,
-  opts: WriteCheckpointOptions = config.checkpoint,
+  opts: WriteCheckpointOptions = {},
 ): Promise<CheckpointResult | undefined> {
   const { store, tableRoot, version } = commit;
   let known = intervals.get(store);

@@ -115,7 +115,7 @@ export interface CommitRequest {
   hooks?: CommitHooks;
   /**
    * How the post-commit work (the automatic checkpoint) runs for this commit; what it leaves out
-   * comes from the process default (post-commit.ts). The builder passes the context's.
+   * takes the defaults (post-commit.ts). The builder passes the context's.
    */
   postCommit?: Partial<PostCommitConfig>;
   /**

@@ -8,6 +8,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { Catalog, ensureCatalogTable } from "../catalog/catalog-store.ts";
 import { GrantStore } from "../catalog/grants.ts";
 import { CommitArbiter, ensureCommitTable } from "../commit/arbiter.ts";
+import type { PostCommitConfig } from "../commit/post-commit.ts";
 import type { SiltContext } from "../context.ts";
 import { DynamoItemStore } from "../kv/dynamo-item-store.ts";
 import { ensureIdempotencyTable, IdempotencyStore } from "../kv/idempotency-store.ts";
@@ -32,6 +33,8 @@ interface CommonParts {
   /** Vends table-scoped read credentials (AWS: STS AssumeRole of the table-access role). */
   tableCredentials?: TableCredentialVendor;
   clock?: () => number;
+  /** How commits made with the context run their post-commit work (SiltContext.postCommit). */
+  postCommit?: Partial<PostCommitConfig>;
 }
 
 export interface DynamoContextParts extends CommonParts {
@@ -92,6 +95,7 @@ export async function buildContext(parts: ContextParts): Promise<SiltContext> {
     logger: parts.logger ?? jsonLogger(),
     principal: parts.principal ?? "silt",
     tableCredentials: parts.tableCredentials,
+    postCommit: parts.postCommit,
     idempotency:
       tables.idempotency === undefined
         ? undefined

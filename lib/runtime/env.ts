@@ -1,4 +1,5 @@
 /** The functions' configuration comes from environment variables the CDK stack sets. */
+import type { PostCommitMode } from "../commit/post-commit.ts";
 import { siltError } from "../errors.ts";
 
 export function required(env: NodeJS.ProcessEnv, name: string): string {
@@ -7,4 +8,23 @@ export function required(env: NodeJS.ProcessEnv, name: string): string {
     throw siltError("SILT_MISCONFIGURED:VARIABLE_NOT_SET", { name });
   }
   return value;
+}
+
+const POST_COMMIT_MODES: readonly PostCommitMode[] = ["await", "background", "off"];
+
+/**
+ * SILT_POST_COMMIT: how commits run their automatic checkpoint (lib/commit/post-commit.ts).
+ * Unset means "await", the only safe mode on Lambda; "off" leaves checkpoints to the maintenance
+ * run.
+ */
+export function postCommitMode(env: NodeJS.ProcessEnv): PostCommitMode {
+  const value = env.SILT_POST_COMMIT || "await";
+  const mode = POST_COMMIT_MODES.find((m) => m === value);
+  if (mode === undefined) {
+    throw siltError("SILT_MISCONFIGURED:POST_COMMIT_MODE", {
+      modes: POST_COMMIT_MODES.join(", "),
+      value: JSON.stringify(value),
+    });
+  }
+  return mode;
 }
