@@ -6,6 +6,11 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { getHeapStatistics } from "node:v8";
+import {
+  type CheckpointResult,
+  type LastCheckpointDocument,
+  writeCheckpointState,
+} from "../lib/commit/checkpoint-writer.ts";
 import { autoCheckpoint } from "../lib/commit/post-commit.ts";
 import { commitTransaction } from "../lib/commit/transaction.ts";
 import {
@@ -18,12 +23,7 @@ import {
   type RemoveFile,
   serializeActions,
 } from "../lib/delta/actions.ts";
-import {
-  type CheckpointResult,
-  type FileAction,
-  type LastCheckpointDocument,
-  writeCheckpointState,
-} from "../lib/delta/checkpoint-writer.ts";
+import type { FileAction } from "../lib/delta/checkpoint-state.ts";
 import { padVersion } from "../lib/delta/log-listing.ts";
 import { loadSnapshot } from "../lib/delta/snapshot.ts";
 import { appendRows } from "../lib/ops/append.ts";

@@ -9,6 +9,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  type CheckpointResult,
+  CLASSIC_EVERY,
+  type WriteCheckpointOptions,
+  writeCheckpoint,
+  writeCheckpointState,
+} from "../lib/commit/checkpoint-writer.ts";
 import { autoCheckpoint, flushPostCommitWork } from "../lib/commit/post-commit.ts";
 import { commitTransaction } from "../lib/commit/transaction.ts";
 import type { SiltContext } from "../lib/context.ts";
@@ -25,14 +32,7 @@ import {
   type Txn,
 } from "../lib/delta/actions.ts";
 import { readCheckpoint, readParquetActions } from "../lib/delta/checkpoint-reader.ts";
-import {
-  type CheckpointResult,
-  CLASSIC_EVERY,
-  checkpointStateFromLog,
-  type WriteCheckpointOptions,
-  writeCheckpoint,
-  writeCheckpointState,
-} from "../lib/delta/checkpoint-writer.ts";
+import { checkpointStateFromLog } from "../lib/delta/checkpoint-state.ts";
 import { inlineDeletionVector } from "../lib/delta/deletion-vectors.ts";
 import { lastCheckpointChecksum } from "../lib/delta/last-checkpoint-checksum.ts";
 import { cleanupLog } from "../lib/delta/log-cleanup.ts";

@@ -25,17 +25,16 @@
  * Log cleanup is not post-commit work: the maintenance run does it (lib/delta/log-cleanup.ts).
  */
 import type { Action } from "../delta/actions.ts";
-import {
-  type CheckpointResult,
-  checkpointStateFromLog,
-  snapshotState,
-  type WriteCheckpointOptions,
-  writeCheckpointState,
-} from "../delta/checkpoint-writer.ts";
+import { checkpointStateFromLog, snapshotState } from "../delta/checkpoint-state.ts";
 import { loadSnapshot } from "../delta/snapshot.ts";
 import { checkpointInterval, DEFAULT_CHECKPOINT_INTERVAL } from "../delta/table-config.ts";
 import { jsonLogger, type Logger } from "../logger.ts";
 import type { ObjectStore } from "../storage/object-store.ts";
+import {
+  type CheckpointResult,
+  type WriteCheckpointOptions,
+  writeCheckpointState,
+} from "./checkpoint-writer.ts";
 
 export interface PublishedCommit {
   store: ObjectStore;

@@ -34,7 +34,7 @@ import { type ObjectInfo, ObjectNotFoundError, type ObjectStore } from "../stora
 import { MILLIS_PER_DAY } from "../values/calendar.ts";
 import { LOG_DIR, parseActions, STAGED_DIR } from "./actions.ts";
 import { SIDECAR_DIR, sidecarKey, toAction } from "./checkpoint-reader.ts";
-import { checkpointStateFromLog } from "./checkpoint-writer.ts";
+import { checkpointStateFromLog } from "./checkpoint-state.ts";
 import { parseLogFileName } from "./log-listing.ts";
 import { loadSnapshot } from "./snapshot.ts";
 import { logRetentionMs } from "./table-config.ts";

@@ -22,8 +22,8 @@
  * The function acts as the service principal (SILT_PRINCIPAL), not as a caller.
  */
 import type { Context, ScheduledEvent } from "aws-lambda";
+import { writeCheckpoint } from "../commit/checkpoint-writer.ts";
 import type { SiltContext } from "../context.ts";
-import { writeCheckpoint } from "../delta/checkpoint-writer.ts";
 import { cleanupLog } from "../delta/log-cleanup.ts";
 import { SiltError } from "../errors.ts";
 import { emitMetrics } from "../metrics.ts";
