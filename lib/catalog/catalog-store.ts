@@ -102,15 +102,8 @@ export interface CatalogEntry {
   updatedAt?: number;
 }
 
-export interface SchemaEntry {
+export interface SchemaEntry extends CatalogEntry {
   catalog: string;
-  name: string;
-  id: string;
-  owner: string;
-  comment?: string;
-  properties?: Record<string, string>;
-  createdAt: number;
-  updatedAt?: number;
 }
 
 export interface TableEntry {
@@ -258,18 +251,9 @@ function toCatalogEntry(item: Item): CatalogEntry {
   return entry;
 }
 
+/** A schema item holds what a catalog item does, plus its catalog's name. */
 function toSchemaEntry(item: Item): SchemaEntry {
-  const entry: SchemaEntry = {
-    catalog: str(item, "catalog"),
-    name: str(item, "name"),
-    id: str(item, "id"),
-    owner: str(item, "owner"),
-    createdAt: num(item, "createdAt"),
-  };
-  if (item.comment?.S !== undefined) entry.comment = item.comment.S;
-  if (item.properties?.S !== undefined) entry.properties = JSON.parse(item.properties.S);
-  if (item.updatedAt?.N !== undefined) entry.updatedAt = Number(item.updatedAt.N);
-  return entry;
+  return { catalog: str(item, "catalog"), ...toCatalogEntry(item) };
 }
 
 function toTableEntry(item: Item): TableEntry {
