@@ -1190,7 +1190,12 @@ describe("statement kinds", () => {
       key: "spark.sql.session.timeZone",
       value: "UTC",
     });
+    expect(shape(parseStatement("SET `a``b`"))).toEqual({ kind: "set", key: "a`b" });
+    expect(shape(parseStatement("SET `k`=v`w"))).toEqual({ kind: "set", key: "k", value: "v`w" });
     expect(errorOf(() => parseStatement("SET a b = c")).errorClass).toBe("INVALID_SET_SYNTAX");
+    for (const bad of ["SET ``", "SET `open", "SET `k` v"]) {
+      expect(errorOf(() => parseStatement(bad)).errorClass, bad).toBe("INVALID_SET_SYNTAX");
+    }
   });
 
   it("comments, case and quoting", () => {

@@ -5,10 +5,10 @@
 
 import type { Statement } from "../expr/ast.ts";
 import { parseError, type Token } from "../expr/lexer.ts";
+import { scanBackQuoted } from "../values/identifiers.ts";
 
 const SET_KEY_VALUE = /^([A-Za-z_\d\\.:]+)\s*=([^;]*)$/s;
 const SET_KEY = /^([A-Za-z_\d\\.:]+)$/;
-const SET_QUOTED = /^`((?:[^`]|``)+)`\s*(?:=\s*(.*))?$/s;
 
 export function parseSet(sql: string, setTok: Token): Statement {
   const pos = setTok.pos;
@@ -29,14 +29,16 @@ export function parseSet(sql: string, setTok: Token): Statement {
   if (m) return { kind: "set", key: m[1], value: m[2].trim(), pos };
   m = SET_KEY.exec(rest);
   if (m) return { kind: "set", key: m[1], pos };
-  m = SET_QUOTED.exec(rest);
-  if (m) {
-    const key = m[1].replaceAll("``", "`");
-    if (m[2] === undefined) return { kind: "set", key, pos };
-    let value = m[2].trim();
-    const bq = /^`((?:[^`]|``)*)`$/s.exec(value);
-    if (bq) value = bq[1].replaceAll("``", "`");
-    return { kind: "set", key, value, pos };
+  const quoted = rest.startsWith("`") ? scanBackQuoted(rest, 0) : undefined;
+  if (quoted !== undefined && quoted.name !== "") {
+    const after = rest.slice(quoted.end).trimStart();
+    if (after === "") return { kind: "set", key: quoted.name, pos };
+    if (after.startsWith("=")) {
+      let value = after.slice(1).trim();
+      const quotedValue = value.startsWith("`") ? scanBackQuoted(value, 0) : undefined;
+      if (quotedValue?.end === value.length) value = quotedValue.name;
+      return { kind: "set", key: quoted.name, value, pos };
+    }
   }
   throw parseError(pos, "INVALID_SET_SYNTAX");
 }
