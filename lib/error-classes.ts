@@ -1124,6 +1124,12 @@ export const ERROR_CLASSES = {
         "SHOW SCHEMAS needs a catalog: write SHOW SCHEMAS IN <catalog>, or send a default catalog.",
     },
   },
+  INVALID_CONF_VALUE: {
+    status: 400,
+    sqlstate: "22022",
+    message:
+      "The value '{confValue}' in the config \"{confName}\" is invalid. It takes one of: {allowed}.",
+  },
   INVALID_SET_SYNTAX: {
     status: 400,
     sqlstate: "42000",
@@ -1470,6 +1476,18 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "0A000",
     message: "{op} is not supported by Silt yet; run the queries separately.",
+  },
+  "UNSUPPORTED_FEATURE.CONF": {
+    status: 400,
+    sqlstate: "0A000",
+    message:
+      "Silt does not honour the Spark setting {key}, so it would change nothing; leave it out.{hint} The settings this request honours: {honoured}.",
+  },
+  "UNSUPPORTED_FEATURE.SET": {
+    status: 400,
+    sqlstate: "0A000",
+    message:
+      'Silt\'s SQL endpoint is stateless: SET {key}={value} would last only for this statement. Send the setting with each request instead: "conf": {"{key}": "{value}"}.',
   },
   "UNSUPPORTED_FEATURE.USE": {
     status: 400,

@@ -114,6 +114,64 @@ describe("POST /api/v1/sql", () => {
     });
   });
 
+  describe("conf and SET on the stateless endpoint", () => {
+    it("refuses settings Silt would ignore and values they do not take, changing nothing", async () => {
+      await ok("CREATE CATALOG IF NOT EXISTS cf");
+      await ok("CREATE SCHEMA IF NOT EXISTS cf.s");
+      await ok("CREATE TABLE cf.s.t (id INT) USING DELTA");
+      const insert = "INSERT INTO cf.s.t VALUES (1)";
+      for (const [conf, errorClass, says] of [
+        [
+          { "spark.sql.ansi.enabled": "false" },
+          "UNSUPPORTED_FEATURE.CONF",
+          "spark.sql.ansi.enabled",
+        ],
+        [
+          { "spark.sql.sources.partitionOverwriteModes": "dynamic" },
+          "UNSUPPORTED_FEATURE.CONF",
+          "Did you mean spark.sql.sources.partitionOverwriteMode?",
+        ],
+        [
+          { "spark.sql.sources.partitionOverwriteMode": "dinamic" },
+          "INVALID_CONF_VALUE",
+          "It takes one of: static, dynamic.",
+        ],
+      ] as const) {
+        const res = await sql(insert, { conf });
+        expect([res.status, res.body.error_class], JSON.stringify(conf)).toEqual([400, errorClass]);
+        expect(res.body.message).toContain(says);
+      }
+      expect((await ok("SELECT count(*) FROM cf.s.t")).rows).toEqual([[0]]);
+      // Honoured settings pass, in any case.
+      await ok(insert, { conf: { "spark.sql.sources.partitionOverwriteMode": "DYNAMIC" } });
+      expect((await ok("SELECT count(*) FROM cf.s.t")).rows).toEqual([[1]]);
+    });
+
+    it("reports the request's settings with SET and refuses to set one, pointing to conf", async () => {
+      const conf = { "spark.databricks.delta.schema.autoMerge.enabled": "true" };
+      expect((await ok("SET", { conf })).rows).toEqual([
+        ["spark.databricks.delta.schema.autoMerge.enabled", "true"],
+      ]);
+      expect(
+        (await ok("SET spark.databricks.delta.schema.autoMerge.enabled", { conf })).rows,
+      ).toEqual([["spark.databricks.delta.schema.autoMerge.enabled", "true"]]);
+      expect((await ok("SET spark.sql.sources.partitionOverwriteMode")).rows).toEqual([
+        ["spark.sql.sources.partitionOverwriteMode", "<undefined>"],
+      ]);
+      for (const statement of [
+        "SET spark.sql.sources.partitionOverwriteMode = dynamic",
+        "SET TIME ZONE 'UTC'",
+      ]) {
+        const res = await sql(statement);
+        expect([res.status, res.body.error_class], statement).toEqual([
+          400,
+          "UNSUPPORTED_FEATURE.SET",
+        ]);
+        expect(res.body.message).toContain('"conf": {');
+      }
+    });
+  });
+
   describe("ALTER TABLE … RENAME TO", () => {
     it("renames within the schema: same rows and history, the old name gone", async () => {
       await ok("CREATE CATALOG IF NOT EXISTS ren");

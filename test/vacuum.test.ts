@@ -48,6 +48,16 @@ describe("VACUUM", () => {
       silt.call("POST", "/api/v1/tables/vc.s.short/vacuum", { retainHours: 1 }),
     );
     expect(viaRoute.sqlstate).toBe("22003");
+    // A mistyped setting is refused, not read as "check on" (or worse, ignored the other way).
+    const typo = await failsUnchanged("short", "UNSUPPORTED_FEATURE.CONF", () =>
+      silt.call("POST", "/api/v1/tables/vc.s.short/vacuum", {
+        retainHours: 0,
+        conf: { "spark.databricks.delta.retentionDurationCheck.enable": "false" },
+      }),
+    );
+    expect(typo.message).toContain(
+      "Did you mean spark.databricks.delta.retentionDurationCheck.enabled?",
+    );
     // Within the default retention nothing is old enough.
     expect((await ok("VACUUM short DRY RUN")).rows).toEqual([]);
     // With the check off, RETAIN 0 HOURS removes the overwritten file at once.

@@ -17,8 +17,8 @@ import { parseExpression } from "../expr/parse.ts";
 import { deleteRows } from "../ops/delete.ts";
 import { mergeInto } from "../ops/merge.ts";
 import { updateRows } from "../ops/update.ts";
-import { AUTO_MERGE_CONF } from "../sql/execute-dml.ts";
 import type { SqlSession } from "../sql/session.ts";
+import { AUTO_MERGE_CONF, checkConf } from "../sql/session.ts";
 import { defaultsOf, type Env, jsonBody } from "./http.ts";
 import { loadMergeSource, type SourceSpec } from "./merge-source.ts";
 import type { Operation } from "./operations.ts";
@@ -71,7 +71,7 @@ export function registerDmlRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>
       const body = await jsonBody(c);
       const name = c.req.param("name");
       const defaults = defaultsOf(c, body);
-      const conf = optionalStringMap(body, "conf") ?? {};
+      const conf = checkConf(optionalStringMap(body, "conf") ?? {}, [AUTO_MERGE_CONF]);
       const session: SqlSession = { defaults, conf, now: ctx.clock() };
       const sourceAlias = optionalString(body, "sourceAlias") ?? "source";
       const targetAlias = optionalString(body, "targetAlias") ?? "target";

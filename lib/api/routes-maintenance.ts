@@ -12,7 +12,7 @@ import { siltError } from "../errors.ts";
 import { parseExpression } from "../expr/parse.ts";
 import { optimizeTable } from "../ops/optimize.ts";
 import { vacuumTable } from "../ops/vacuum.ts";
-import { RETENTION_CHECK_CONF } from "../sql/execute-maintenance.ts";
+import { checkConf, RETENTION_CHECK_CONF } from "../sql/session.ts";
 import { defaultsOf, type Env, jsonBody } from "./http.ts";
 import type { Operation } from "./operations.ts";
 import {
@@ -57,7 +57,8 @@ export function registerMaintenanceRoutes(app: Hono<Env>, serves: ReadonlySet<Op
       if (retain !== undefined && retain !== null && typeof retain !== "number") {
         throw siltError("INVALID_REQUEST:RETAIN_HOURS");
       }
-      const check = optionalStringMap(body, "conf")?.[RETENTION_CHECK_CONF];
+      const conf = checkConf(optionalStringMap(body, "conf") ?? {}, [RETENTION_CHECK_CONF]);
+      const check = conf[RETENTION_CHECK_CONF];
       const result = await vacuumTable(ctx, c.req.param("name"), {
         defaults: defaultsOf(c, body),
         retainHours: typeof retain === "number" ? retain : undefined,

@@ -13,9 +13,7 @@ import { type MergeSource, mergeInto } from "../ops/merge.ts";
 import { updateRows } from "../ops/update.ts";
 import type { SqlResult } from "./execute-ddl.ts";
 import { runQuery } from "./query.ts";
-import { confFlag, type SqlSession } from "./session.ts";
-
-export const AUTO_MERGE_CONF = "spark.databricks.delta.schema.autoMerge.enabled";
+import { AUTO_MERGE_CONF, confFlag, type SqlSession } from "./session.ts";
 
 export async function executeUpdate(
   ctx: SiltContext,

@@ -13,15 +13,13 @@ import type { Statement } from "../expr/ast.ts";
 import { optimizeTable } from "../ops/optimize.ts";
 import { vacuumTable } from "../ops/vacuum.ts";
 import type { SqlResult } from "./execute-ddl.ts";
-import { confFlag, type SqlSession } from "./session.ts";
+import { confFlag, RETENTION_CHECK_CONF, type SqlSession } from "./session.ts";
 
 const SIZE_STATS = "struct<min:bigint,max:bigint,avg:double,totalFiles:bigint,totalSize:bigint>";
 const OPTIMIZE_METRICS_TYPE =
   `struct<numFilesAdded:bigint,numFilesRemoved:bigint,filesAdded:${SIZE_STATS},` +
   `filesRemoved:${SIZE_STATS},partitionsOptimized:bigint,numBatches:bigint,` +
   "totalConsideredFiles:bigint,totalFilesSkipped:bigint,numDeletionVectorsRemoved:bigint>";
-
-export const RETENTION_CHECK_CONF = "spark.databricks.delta.retentionDurationCheck.enabled";
 
 export async function executeOptimize(
   ctx: SiltContext,

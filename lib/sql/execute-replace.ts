@@ -35,13 +35,11 @@ import { MILLIS_PER_DAY } from "../values/calendar.ts";
 import { quoteIdent } from "../values/identifiers.ts";
 import { checkManagedDelta, EMPTY, type SqlResult } from "./execute-ddl.ts";
 import { type Relation, runQuery } from "./query.ts";
-import type { SqlSession } from "./session.ts";
+import { PARTITION_OVERWRITE_MODE, type SqlSession } from "./session.ts";
 
 type CreateTableStatement = Extract<Statement, { kind: "createTable" }>;
 type InsertStatement = Extract<Statement, { kind: "insert" }>;
 type RestoreStatement = Extract<Statement, { kind: "restore" }>;
-
-export const PARTITION_OVERWRITE_MODE = "spark.sql.sources.partitionOverwriteMode";
 
 /** CTAS, CREATE OR REPLACE TABLE [AS SELECT], REPLACE TABLE [AS SELECT]. */
 export async function executeCreateOrReplace(

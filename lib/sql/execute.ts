@@ -28,7 +28,7 @@ import {
   executeRestore,
 } from "./execute-replace.ts";
 import { columnValues, type Relation, runQuery } from "./query.ts";
-import type { SqlSession } from "./session.ts";
+import { checkConf, type SqlSession } from "./session.ts";
 import { parseStatement } from "./statement-parser.ts";
 
 export interface SqlRequest {
@@ -41,7 +41,7 @@ export interface SqlRequest {
 export async function executeSql(ctx: SiltContext, req: SqlRequest): Promise<SqlResult> {
   const session: SqlSession = {
     defaults: { catalog: req.catalog, schema: req.schema },
-    conf: req.conf ?? {},
+    conf: checkConf(req.conf ?? {}),
     now: ctx.clock(),
   };
   const st = parseStatement(req.statement);
@@ -75,7 +75,7 @@ export async function executeStatement(
     case "insert":
       return executeInsert(ctx, st, session);
     case "set":
-      return executeSet(st);
+      return executeSet(st, session);
     case "update":
       return executeUpdate(ctx, st, session);
     case "delete":
@@ -165,16 +165,27 @@ async function executeInsert(
   return { ...EMPTY, version: result.version, numAffectedRows: result.numOutputRows };
 }
 
-function executeSet(st: Extract<Statement, { kind: "set" }>): SqlResult {
+/**
+ * SET on a stateless endpoint: settings travel with each request (`conf`), so SET reports the
+ * request's settings (all of them, or one) and refuses to set one, which would last only for this
+ * statement.
+ */
+function executeSet(st: Extract<Statement, { kind: "set" }>, session: SqlSession): SqlResult {
   if (st.key === "__use__" || st.key === "__use_catalog__") {
     throw siltError("UNSUPPORTED_FEATURE.USE", { value: st.value });
   }
-  // Session settings travel with each request ("conf"); SET only reports what was asked.
+  if (st.value !== undefined) {
+    throw siltError("UNSUPPORTED_FEATURE.SET", { key: st.key ?? "", value: st.value });
+  }
+  const entries =
+    st.key === undefined || st.key === "-v"
+      ? Object.entries(session.conf).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      : [[st.key, session.conf[st.key] ?? "<undefined>"]];
   return {
     columns: [
       { name: "key", type: "string" },
       { name: "value", type: "string" },
     ],
-    rows: st.key === undefined ? [] : [[st.key, st.value ?? "<undefined>"]],
+    rows: entries,
   };
 }

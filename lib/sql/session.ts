@@ -1,8 +1,54 @@
 /**
  * What one SQL request runs with: default catalog and schema for short names, and the Spark
  * configuration the request carries (`conf`), e.g. spark.sql.sources.partitionOverwriteMode.
+ *
+ * `conf` holds only settings Silt honours, with values it understands (`checkConf`): a setting
+ * that would be silently ignored (a typo, or one such as spark.sql.ansi.enabled that Silt does
+ * not implement) is refused, since the caller expects it to change what the statement does.
  */
 import type { NameDefaults } from "../catalog/names.ts";
+import { siltError } from "../errors.ts";
+import { nearestNames } from "../values/did-you-mean.ts";
+
+export const PARTITION_OVERWRITE_MODE = "spark.sql.sources.partitionOverwriteMode";
+export const AUTO_MERGE_CONF = "spark.databricks.delta.schema.autoMerge.enabled";
+export const RETENTION_CHECK_CONF = "spark.databricks.delta.retentionDurationCheck.enabled";
+
+/** Each honoured setting and the values it takes (compared case-insensitively, as Spark does). */
+const HONOURED: Record<string, readonly string[]> = {
+  [PARTITION_OVERWRITE_MODE]: ["static", "dynamic"],
+  [AUTO_MERGE_CONF]: ["true", "false"],
+  [RETENTION_CHECK_CONF]: ["true", "false"],
+};
+
+/**
+ * `conf` checked against the settings `honoured` here (default: all of them): an unknown or
+ * unhonoured key, or a value the setting does not take, is refused naming what would work.
+ */
+export function checkConf(
+  conf: Record<string, string>,
+  honoured: readonly string[] = Object.keys(HONOURED),
+): Record<string, string> {
+  for (const [key, value] of Object.entries(conf)) {
+    const allowed = honoured.includes(key) ? HONOURED[key] : undefined;
+    if (allowed === undefined) {
+      const near = nearestNames(key, honoured, 1);
+      throw siltError("UNSUPPORTED_FEATURE.CONF", {
+        key,
+        hint: near.length > 0 ? ` Did you mean ${near[0]}?` : "",
+        honoured: honoured.join(", "),
+      });
+    }
+    if (!allowed.includes(value.toLowerCase())) {
+      throw siltError("INVALID_CONF_VALUE", {
+        confValue: value,
+        confName: key,
+        allowed: allowed.join(", "),
+      });
+    }
+  }
+  return conf;
+}
 
 export interface SqlSession {
   defaults: NameDefaults;
