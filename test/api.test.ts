@@ -256,6 +256,18 @@ describe.each<StorageKind>(["local", "s3"])("HTTP API on %s storage", (storage) 
       "pear",
       "plum",
     ]);
+    // Bytes that are not a stream are refused, not committed as an empty append.
+    const history = async () =>
+      (await silt.call("GET", "/api/v1/tables/inventory.stock.items/history")).body.rows.length;
+    const before = await history();
+    for (const body of [new TextEncoder().encode("garbage"), new Uint8Array()]) {
+      const bad = await silt.call("POST", "/api/v1/tables/inventory.stock.items/insert", body, {
+        "content-type": "application/vnd.apache.arrow.stream",
+      });
+      expect([bad.status, bad.body.error_class]).toEqual([400, "MALFORMED_REQUEST"]);
+      expect(bad.body.message).toContain("not a valid Arrow IPC stream");
+    }
+    expect(await history()).toBe(before);
   });
 
   it("partitions by typed columns and reads them back", async () => {

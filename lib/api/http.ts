@@ -2,9 +2,9 @@
  * Request parsing shared by every route module: the JSON body, name defaults, rows given as JSON
  * or as an Arrow IPC stream, and whether the caller wants Arrow back.
  */
-import * as arrow from "apache-arrow";
 import type { Context } from "hono";
 import { locationUri, type SiltContext } from "../context.ts";
+import { decodeArrowStream } from "../data/arrow-stream.ts";
 import { type SiltError, siltError } from "../errors.ts";
 import type { ColumnSpec } from "../ops/create-table.ts";
 import type { InputRows } from "../ops/input-rows.ts";
@@ -84,7 +84,7 @@ export async function rowsInput(c: Context<Env>): Promise<InputRows> {
   if ((c.req.header("content-type") ?? "").startsWith(ARROW_STREAM)) {
     const bytes = new Uint8Array(await c.req.arrayBuffer());
     try {
-      return { arrow: arrow.tableFromIPC(bytes) };
+      return { arrow: decodeArrowStream(bytes) };
     } catch (err) {
       throw siltError("MALFORMED_REQUEST:BODY_NOT_ARROW", { message: (err as Error).message });
     }

@@ -8,9 +8,10 @@
  * 2. Untyped ones (JSON rows, CSV, NDJSON) take the types the request declares in `columns`, else
  *    the target's or their values' (lib/data/untyped-sources.ts).
  */
-import * as arrow from "apache-arrow";
+import type * as arrow from "apache-arrow";
 import { splitNameParts } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
+import { decodeArrowStream } from "../data/arrow-stream.ts";
 import { type SourceColumn, untypedRows } from "../data/untyped-sources.ts";
 import type { StructType } from "../delta/schema.ts";
 import { siltError } from "../errors.ts";
@@ -76,7 +77,7 @@ export async function loadMergeSource(
   if ("arrow" in spec) {
     let table: arrow.Table;
     try {
-      table = arrow.tableFromIPC(Buffer.from(spec.arrow, "base64"));
+      table = decodeArrowStream(Buffer.from(spec.arrow, "base64"));
     } catch (err) {
       throw siltError("MALFORMED_REQUEST:SOURCE_ARROW", { message: (err as Error).message });
     }
