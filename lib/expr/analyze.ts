@@ -11,6 +11,7 @@
 import type { DataType, DecimalType, StructField } from "../delta/schema.ts";
 import { SiltError, siltError } from "../errors.ts";
 import { javaDecimalString } from "../values/decimal-text.ts";
+import { editDistance } from "../values/did-you-mean.ts";
 import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
 import { quoteIdent, quoteIfNeeded, quotePath } from "../values/identifiers.ts";
 import type { BinaryOp, Expr, Name, SqlType } from "./ast.ts";
@@ -99,20 +100,6 @@ const unresolvedRoutine = (name: string, scope: Scope) => {
 export const wrongNumArgs = (name: string, expected: string, actual: number) =>
   siltError("WRONG_NUM_ARGS.WITHOUT_SUGGESTION", { name: quoteIdent(name), expected, actual });
 
-function levenshtein(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0];
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j];
-      prev[j] = Math.min(prev[j] + 1, prev[j - 1] + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length];
-}
-
 /** StringUtils.orderSuggestedIdentifiersBySimilarity, keeping the first five. */
 function suggestions(name: Name, candidates: string[][]): string[] {
   const base = name.map(quoteIfNeeded).join(".");
@@ -123,7 +110,7 @@ function suggestions(name: Name, candidates: string[][]): string[] {
   else if (name.length <= 2 && groupSize(2) === 1) stripped = candidates.map((c) => c.slice(-2));
   return stripped
     .map((c) => quotePath(c))
-    .map((q, i) => ({ q, d: levenshtein(q, base), i }))
+    .map((q, i) => ({ q, d: editDistance(q, base), i }))
     .sort((x, y) => x.d - y.d || x.i - y.i)
     .slice(0, 5)
     .map((x) => x.q);

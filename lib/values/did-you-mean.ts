@@ -3,8 +3,26 @@
  * that say what the caller probably meant. A leaf module: it imports nothing of Silt's.
  */
 
-/** Levenshtein distance: insertions, deletions and substitutions, one each. */
+/**
+ * Names are compared on at most this many characters: no real identifier is longer, and the work
+ * grows with the product of the lengths, so a megabyte-long name must not buy seconds of it.
+ */
+const MAX_COMPARED = 256;
+
+/**
+ * Levenshtein distance: insertions, deletions and substitutions, one each. Past MAX_COMPARED
+ * characters it is an estimate: the distance of the first MAX_COMPARED characters plus one edit
+ * for every character of the longer name beyond them, which only ranks extreme names.
+ */
 export function editDistance(a: string, b: string): number {
+  const beyond = Math.max(a.length, b.length) - MAX_COMPARED;
+  if (beyond > 0) {
+    return levenshtein(a.slice(0, MAX_COMPARED), b.slice(0, MAX_COMPARED)) + beyond;
+  }
+  return levenshtein(a, b);
+}
+
+function levenshtein(a: string, b: string): number {
   const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     let diag = prev[0] as number;
