@@ -1355,6 +1355,12 @@ export const ERROR_CLASSES = {
     sqlstate: "42908",
     message: "Cannot specify both CLUSTER BY and PARTITIONED BY.",
   },
+  STATEMENT_TOO_COMPLEX: {
+    status: 400,
+    sqlstate: "54001",
+    message:
+      "The statement's expressions nest too deeply to evaluate, as a chain of thousands of OR or AND terms does. Split the statement, or write a long list of alternatives as IN (…).",
+  },
   TABLE_NOT_FOUND: {
     status: 404,
     uc: "TABLE_NOT_FOUND",

@@ -114,6 +114,18 @@ describe("POST /api/v1/sql", () => {
     });
   });
 
+  it("answers a statement too deep to evaluate with a clear 400, and stays up", async () => {
+    const chain = Array.from({ length: 10_000 }, (_, i) => `${i} = 1`).join(" OR ");
+    const res = await sql(`SELECT ${chain} AS x`);
+    expect([res.status, res.body.error_class, res.body.sqlstate]).toEqual([
+      400,
+      "STATEMENT_TOO_COMPLEX",
+      "54001",
+    ]);
+    expect(res.body.message).toContain("IN (…)");
+    expect((await ok("SELECT 1 = 1 OR 2 = 1 AS x")).rows).toEqual([[true]]);
+  });
+
   describe("conf and SET on the stateless endpoint", () => {
     it("refuses settings Silt would ignore and values they do not take, changing nothing", async () => {
       await ok("CREATE CATALOG IF NOT EXISTS cf");

@@ -45,7 +45,16 @@ export async function executeSql(ctx: SiltContext, req: SqlRequest): Promise<Sql
     now: ctx.clock(),
   };
   const st = parseStatement(req.statement);
-  return executeStatement(ctx, st, session);
+  try {
+    return await executeStatement(ctx, st, session);
+  } catch (err) {
+    // Analysis and evaluation recurse over the expression tree, whose depth the parser bounds
+    // only for nesting: a flat chain of thousands of OR terms can still exhaust the stack.
+    if (err instanceof RangeError && err.message.includes("call stack")) {
+      throw siltError("STATEMENT_TOO_COMPLEX");
+    }
+    throw err;
+  }
 }
 
 export async function executeStatement(
