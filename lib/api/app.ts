@@ -91,7 +91,14 @@ export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
     c.header("x-request-id", c.get("requestId"));
   });
 
-  app.onError((err, c) => {
+  app.onError((caught, c) => {
+    // Analysis and evaluation recurse over expression trees, whose depth the parser bounds only
+    // for nesting: a flat chain of thousands of OR terms can still exhaust the stack. The input
+    // is at fault, and nothing was half done (a commit is not recursive).
+    const err =
+      caught instanceof RangeError && caught.message.includes("call stack")
+        ? siltError("STATEMENT_TOO_COMPLEX")
+        : caught;
     if (!(err instanceof SiltError)) {
       ctx.logger.error("unhandled error", {
         requestId: c.get("requestId"),
