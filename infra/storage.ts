@@ -108,7 +108,7 @@ export class Storage {
       sortKey: { name: "sk", type: dynamodb.AttributeType.STRING },
       ...tableDefaults,
     });
-    // Idempotency-Key records (lib/api/idempotency.ts): the TTL attribute expires them a day
+    // Idempotency-Key records (lib/kv/idempotency-store.ts): the TTL attribute expires them a day
     // after their request; losing one early only lets a late retry run again. Its props are
     // not spread from tableDefaults: the stack's CDK metadata records props in the order given,
     // and this order keeps the deployed template unchanged.

@@ -35,7 +35,6 @@ import {
   listSchemas,
   listTables,
 } from "../ops/namespaces.ts";
-import type { ResultSet } from "../ops/result-set.ts";
 import { scanTable } from "../ops/scan.ts";
 import { executeSql } from "../sql/execute.ts";
 import {
@@ -321,5 +320,3 @@ function registerSql(app: Hono<Env>): void {
     );
   });
 }
-
-export type { ResultSet };
