@@ -487,39 +487,22 @@ export class Catalog {
     const { catalogItem, schemaItem } = await this.requireSchema(catalog, schema);
     const tableId = this.newId();
     const pk = tablePk(catalog, schema);
-    let item: Item | undefined;
-    for (let attempt = 0; item === undefined; attempt++) {
-      const prior = await this.get(pk, table);
-      if (prior !== undefined && !(await this.isAbandonedTable(prior))) {
-        throw tableAlreadyExists(catalog, schema, table);
-      }
-      const now = this.clock();
-      const candidate: Item = {
-        pk: S(pk),
-        sk: S(table),
-        catalog: S(catalog),
-        schema: S(schema),
-        name: S(table),
-        tableId: S(tableId),
-        location: S(`${TABLES_PREFIX}${tableId}/`),
-        owner: S(options.owner),
-        createdAt: N(now),
-        state: S("CREATING"),
-        changedAt: N(now),
-      };
-      if (options.staging) candidate.staging = { BOOL: true };
-      const written =
-        prior === undefined
-          ? await this.putIfAbsent(candidate)
-          : await this.putReplacing(candidate, prior);
-      if (written) {
-        item = candidate;
-        // The abandoned table's files become unreferenced once its id no longer resolves.
-        if (prior !== undefined) await this.releaseIdIndex(prior);
-      } else if (attempt >= 2) {
-        throw tableAlreadyExists(catalog, schema, table);
-      }
-    }
+    const now = this.clock();
+    const item: Item = {
+      pk: S(pk),
+      sk: S(table),
+      catalog: S(catalog),
+      schema: S(schema),
+      name: S(table),
+      tableId: S(tableId),
+      location: S(`${TABLES_PREFIX}${tableId}/`),
+      owner: S(options.owner),
+      createdAt: N(now),
+      state: S("CREATING"),
+      changedAt: N(now),
+    };
+    if (options.staging) item.staging = { BOOL: true };
+    if (!(await this.takeName(item))) throw tableAlreadyExists(catalog, schema, table);
     await this.items.put({
       pk: S(tableIdPk(tableId)),
       sk: S(TABLEID_SK),
@@ -752,24 +735,8 @@ export class Catalog {
     };
 
     // 3. Put the target, still invisible.
-    let target: Item | undefined;
-    for (let attempt = 0; target === undefined; attempt++) {
-      const prior = await this.get(tablePk(catalog, schema), to);
-      if (prior !== undefined && !(await this.isAbandonedTable(prior))) {
-        return giveUp(tableAlreadyExists(catalog, schema, to));
-      }
-      const candidate: Item = { ...sourceItem, sk: S(to), name: S(to) };
-      const written =
-        prior === undefined
-          ? await this.putIfAbsent(candidate)
-          : await this.putReplacing(candidate, prior);
-      if (written) {
-        target = candidate;
-        if (prior !== undefined) await this.releaseIdIndex(prior);
-      } else if (attempt >= 2) {
-        return giveUp(tableAlreadyExists(catalog, schema, to));
-      }
-    }
+    const target: Item = { ...sourceItem, sk: S(to), name: S(to) };
+    if (!(await this.takeName(target))) return giveUp(tableAlreadyExists(catalog, schema, to));
     if (!(await this.parentsStillThere([catalogItem, schemaItem]))) {
       await this.items.delete(keyOf(target), ours);
       return giveUp(schemaNotFound(catalog, schema));
@@ -1025,6 +992,26 @@ export class Catalog {
 
   private async deleteIdIndex(tableId: string): Promise<void> {
     await this.items.delete(tableIdKey(tableId));
+  }
+
+  /**
+   * Writes a table item under its name if the name is free, or held by an abandoned item
+   * (isAbandonedTable), which it replaces exactly; false when a live table holds the name. The
+   * loop only repeats when the holder changed between our read and our write.
+   */
+  private async takeName(item: Item): Promise<boolean> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const prior = await this.items.get(keyOf(item));
+      if (prior !== undefined && !(await this.isAbandonedTable(prior))) return false;
+      const written =
+        prior === undefined ? await this.putIfAbsent(item) : await this.putReplacing(item, prior);
+      if (written) {
+        // The abandoned table's files become unreferenced once its id no longer resolves.
+        if (prior !== undefined) await this.releaseIdIndex(prior);
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Deletes the id index of a table item taken over, unless it now names another item. */
