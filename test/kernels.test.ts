@@ -352,7 +352,9 @@ describe("constant and null columns", () => {
     for (const [value, unscaled] of [
       ["9.50", 950n],
       ["-0.5", -50n],
-      [new DecimalValue(12345n, 3), 1234n],
+      // A value of a finer scale rounds HALF_UP, as Spark's decimal cast does.
+      [new DecimalValue(12345n, 3), 1235n],
+      ["12.345", 1235n],
       [7, 700n],
       ["1e2", 10000n],
     ] as const) {
@@ -362,6 +364,22 @@ describe("constant and null columns", () => {
       for (let k = 3; k >= 0; k--) x = (x << 32n) | BigInt(w[k]);
       expect(BigInt.asIntN(128, x), String(value)).toBe(unscaled);
     }
+  });
+
+  it("reads timestamp partition text as Spark casts it: UTC, or the zone dropped for NTZ", () => {
+    const cases = [
+      [new arrow.TimestampMicrosecond("UTC"), "2026-01-01 00:00:00+02:00", 1767218400000000n],
+      [new arrow.TimestampMicrosecond(null), "2026-01-01 00:00:00+02:00", 1767225600000000n],
+      [new arrow.TimestampMillisecond("UTC"), "1969-12-31 23:59:59.9995", -1n],
+      [new arrow.TimestampMicrosecond("UTC"), "1969-12-31 23:59:59.9999995", -1n],
+    ] as const;
+    for (const [type, text, expected] of cases) {
+      const v = constantColumn(new arrow.Field("t", type, true), text, 2);
+      expect(v.data[0].values[1], `${type} ${text}`).toBe(expected);
+    }
+    expect(() =>
+      constantColumn(new arrow.Field("t", new arrow.TimestampMicrosecond("UTC"), true), "soon", 1),
+    ).toThrow(/Not a timestamp/);
   });
 
   it("makes all-null columns of any type", () => {

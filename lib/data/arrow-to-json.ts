@@ -15,6 +15,7 @@ import {
 import { formatDate, formatTimestamp } from "../values/datetime-text.ts";
 import { formatDecimal, type Unscaled } from "../values/decimal-text.ts";
 import { shortestFloat32 } from "../values/float-text.ts";
+import { floorDivMicros } from "../values/floor-div.ts";
 import { base64, floatJson, longJson, mapKeyText, setKey } from "./json-encoding.ts";
 
 const TWO32 = 4294967296;
@@ -219,17 +220,6 @@ function scaleUp(v: Micros, factor: number): Micros {
   return BigInt(v) * BigInt(factor);
 }
 
-function floorDiv(v: Micros, d: number): Micros {
-  if (typeof v === "number") {
-    const q = Math.floor(v / d);
-    // The rounded quotient may land on the next integer; the product check is exact.
-    return q * d > v ? q - 1 : q;
-  }
-  const bd = BigInt(d);
-  const q = v / bd;
-  return v < 0n && q * bd !== v ? q - 1n : q;
-}
-
 /** Converts a timestamp of the Arrow type's unit to microseconds (flooring nanoseconds). */
 function toMicros(v: Micros, unit: arrow.TimeUnit): Micros {
   switch (unit) {
@@ -238,7 +228,7 @@ function toMicros(v: Micros, unit: arrow.TimeUnit): Micros {
     case arrow.TimeUnit.MILLISECOND:
       return scaleUp(v, 1_000);
     case arrow.TimeUnit.NANOSECOND:
-      return floorDiv(v, 1_000);
+      return floorDivMicros(v, 1_000);
     default:
       return v;
   }

@@ -6,6 +6,7 @@
  */
 import * as arrow from "apache-arrow";
 import { siltError } from "../errors.ts";
+import { floorDiv } from "../values/floor-div.ts";
 
 type AnyData = arrow.Data<arrow.DataType>;
 
@@ -105,11 +106,6 @@ function rescaleTimestamps(data: AnyData, from: arrow.Timestamp, to: arrow.Times
 
 function pairsToBigInts(words: Int32Array, n: number): BigInt64Array {
   return new BigInt64Array(words.buffer, words.byteOffset, n);
-}
-
-function floorDiv(v: bigint, d: bigint): bigint {
-  const q = v / d;
-  return v % d !== 0n && v < 0n ? q - 1n : q;
 }
 
 function dateToDays(data: AnyData, target: arrow.DataType): AnyData {

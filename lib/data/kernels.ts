@@ -12,6 +12,10 @@
 
 import * as arrow from "apache-arrow";
 import { MILLIS_PER_DAY } from "../values/calendar.ts";
+import { parseDate, parseTimestamp } from "../values/datetime-text.ts";
+import { rescale } from "../values/decimal-scale.ts";
+import { parseDecimal } from "../values/decimal-text.ts";
+import { floorDiv } from "../values/floor-div.ts";
 import { DecimalValue } from "./stats.ts";
 
 type AnyData = arrow.Data<arrow.DataType>;
@@ -784,13 +788,15 @@ function scalarData(t: arrow.DataType, value: unknown): AnyData {
       const tt = t as arrow.Timestamp;
       return new arrow.Data(t, 0, 1, 0, [
         undefined,
-        BigInt64Array.of(toTimestampUnits(value, tt.unit)),
+        BigInt64Array.of(
+          toTimestampUnits(value, tt.unit, tt.timezone === null || tt.timezone === undefined),
+        ),
         undefined,
       ] as never);
     }
     case arrow.Type.Decimal: {
       const dt = t as arrow.Decimal;
-      const unscaled = toUnscaled(value, dt.scale);
+      const unscaled = toUnscaled(value, dt.precision, dt.scale);
       const words = new Uint32Array(dt.bitWidth / 32);
       let v = BigInt.asUintN(dt.bitWidth, unscaled);
       for (let k = 0; k < words.length; k++) {
@@ -808,33 +814,29 @@ function scalarData(t: arrow.DataType, value: unknown): AnyData {
 function toEpochDays(value: unknown): number {
   if (typeof value === "number") return value;
   if (value instanceof Date) return Math.floor(value.getTime() / MILLIS_PER_DAY);
-  if (typeof value === "string") {
-    const ms = Date.parse(`${value.slice(0, 10)}T00:00:00Z`);
-    if (Number.isNaN(ms)) throw new TypeError(`Not a date: ${value}`);
-    return Math.floor(ms / MILLIS_PER_DAY);
-  }
-  throw new TypeError(`Not a date: ${String(value)}`);
+  const days = typeof value === "string" ? parseDate(value) : undefined;
+  if (days === undefined) throw new TypeError(`Not a date: ${String(value)}`);
+  return days;
 }
 
-function toTimestampUnits(value: unknown, unit: arrow.TimeUnit): bigint {
+/** A timestamp in `unit`; text is read as Spark casts it (UTC without a zone; NTZ drops one). */
+function toTimestampUnits(value: unknown, unit: arrow.TimeUnit, ntz: boolean): bigint {
   if (typeof value === "bigint") return value;
-  let ms: number;
-  let extraMicros = 0n;
-  if (typeof value === "number") ms = value;
-  else if (value instanceof Date) ms = value.getTime();
-  else if (typeof value === "string") {
-    ms = parseTimestampMs(value);
-    // Keep sub-millisecond digits that Date.parse drops.
-    const frac = /\.(\d+)/.exec(value)?.[1] ?? "";
-    if (frac.length > 3) extraMicros = BigInt(frac.slice(3, 6).padEnd(3, "0"));
-  } else throw new TypeError(`Not a timestamp: ${String(value)}`);
-  const wholeMs = Math.floor(ms);
-  const micros = BigInt(wholeMs) * 1000n + BigInt(Math.round((ms - wholeMs) * 1000)) + extraMicros;
+  let micros: bigint;
+  if (typeof value === "number" || value instanceof Date) {
+    const ms = typeof value === "number" ? value : value.getTime();
+    const wholeMs = Math.floor(ms);
+    micros = BigInt(wholeMs) * 1000n + BigInt(Math.round((ms - wholeMs) * 1000));
+  } else {
+    const parsed = typeof value === "string" ? parseTimestamp(value, ntz) : undefined;
+    if (parsed === undefined) throw new TypeError(`Not a timestamp: ${String(value)}`);
+    micros = BigInt(parsed);
+  }
   switch (unit) {
     case arrow.TimeUnit.SECOND:
-      return micros / 1_000_000n - (micros < 0n && micros % 1_000_000n !== 0n ? 1n : 0n);
+      return floorDiv(micros, 1_000_000n);
     case arrow.TimeUnit.MILLISECOND:
-      return micros / 1000n - (micros < 0n && micros % 1000n !== 0n ? 1n : 0n);
+      return floorDiv(micros, 1000n);
     case arrow.TimeUnit.MICROSECOND:
       return micros;
     default:
@@ -842,32 +844,12 @@ function toTimestampUnits(value: unknown, unit: arrow.TimeUnit): bigint {
   }
 }
 
-function parseTimestampMs(s: string): number {
-  // Delta partition values use "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC) as well as ISO-8601.
-  const iso = s.includes("T") ? s : s.replace(" ", "T");
-  const withZone = /[zZ]|[+-]\d{2}:?\d{2}$/.test(iso) ? iso : `${iso}Z`;
-  const ms = Date.parse(withZone);
-  if (Number.isNaN(ms)) throw new TypeError(`Not a timestamp: ${s}`);
-  return ms;
-}
-
-function toUnscaled(value: unknown, scale: number): bigint {
-  if (value instanceof DecimalValue) {
-    if (value.scale === scale) return value.unscaled;
-    if (value.scale < scale) return value.unscaled * 10n ** BigInt(scale - value.scale);
-    return value.unscaled / 10n ** BigInt(value.scale - scale);
-  }
+function toUnscaled(value: unknown, precision: number, scale: number): bigint {
+  if (value instanceof DecimalValue) return rescale(value.unscaled, value.scale, scale);
   if (typeof value === "bigint") return value;
-  const text = typeof value === "number" ? value.toFixed(scale) : String(value).trim();
-  const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
-  if (!m) throw new TypeError(`Not a decimal: ${text}`);
-  const [, sign, int = "", frac = "", exp = "0"] = m;
-  let digits = int + frac;
-  let pointShift = frac.length - Number(exp);
-  while (pointShift > scale) {
-    digits = digits.slice(0, -1) || "0";
-    pointShift--;
-  }
-  const v = BigInt(digits || "0") * 10n ** BigInt(scale - pointShift);
-  return sign === "-" ? -v : v;
+  const text = typeof value === "number" ? value.toFixed(scale) : String(value);
+  const unscaled = parseDecimal(text, precision, scale);
+  if (typeof unscaled === "string")
+    throw new TypeError(`Not a decimal(${precision},${scale}): ${text}`);
+  return BigInt(unscaled);
 }

@@ -26,6 +26,7 @@ import { deserializeTCompactProtocol } from "hyparquet/src/thrift.js";
 import * as pw from "parquet-wasm/esm";
 import { siltError } from "../errors.ts";
 import { MILLIS_PER_DAY } from "../values/calendar.ts";
+import { floorDiv } from "../values/floor-div.ts";
 import { countNanoTimestamps, int96Columns, withInt96Hint } from "./parquet-int96.ts";
 import { arrowSchemaOf, blobOf, corrupt, type RangeSource } from "./parquet-source.ts";
 import {
@@ -255,12 +256,7 @@ function normalizeData(data: arrow.Data, type: arrow.DataType): arrow.Data {
     const src = data.values as BigInt64Array;
     const out = new BigInt64Array(data.length);
     if (type.unit === arrow.TimeUnit.NANOSECOND) {
-      for (let i = 0; i < data.length; i++) {
-        const v = src[i];
-        // Floor, not truncate toward zero, so pre-1970 instants keep their order.
-        const q = v / 1000n;
-        out[i] = v < 0n && q * 1000n !== v ? q - 1n : q;
-      }
+      for (let i = 0; i < data.length; i++) out[i] = floorDiv(src[i], 1000n);
     } else {
       const m = MICROS_PER[type.unit];
       for (let i = 0; i < data.length; i++) out[i] = src[i] * m;
@@ -788,9 +784,7 @@ function convertStatValue(v: unknown, leaf: ParquetLeafColumn): StatValue | unde
         const utc = lt?.type === "TIMESTAMP" ? lt.isAdjustedToUTC : true;
         const perMs = unit === "MILLIS" ? 1n : unit === "MICROS" ? 1000n : 1_000_000n;
         const raw = BigInt(v as bigint);
-        let ms = raw / perMs;
-        if (raw < 0n && ms * perMs !== raw) ms -= 1n;
-        return formatTimestamp(Number(ms), utc);
+        return formatTimestamp(Number(floorDiv(raw, perMs)), utc);
       }
       const b = BigInt(v as bigint);
       return b >= -9007199254740991n && b <= 9007199254740991n ? Number(b) : b;

@@ -16,9 +16,11 @@
 
 import * as arrow from "apache-arrow";
 import { MILLIS_PER_DAY } from "../values/calendar.ts";
+import { formatDate, formatTimestamp as formatMicros } from "../values/datetime-text.ts";
 import { rescale } from "../values/decimal-scale.ts";
 import { javaDecimalString } from "../values/decimal-text.ts";
 import { shortestFloat32 } from "../values/float-text.ts";
+import { floorDiv } from "../values/floor-div.ts";
 
 /** An exact decimal; serializes the way Java's BigDecimal.toString does (Spark's JSON). */
 export class DecimalValue {
@@ -93,18 +95,18 @@ export interface ComputeStatsOptions {
   tightBounds?: boolean;
 }
 
+/** Dates and timestamps beyond this many days from the epoch get no bound (Java's Date range). */
+const STAT_DAYS_LIMIT = 100_000_000;
+
 export function formatDays(days: number): string | undefined {
-  const ms = days * MILLIS_PER_DAY;
-  if (!(Math.abs(ms) <= 8.64e15)) return undefined;
-  const iso = new Date(ms).toISOString();
-  return iso.slice(0, iso.indexOf("T"));
+  return Math.abs(days) <= STAT_DAYS_LIMIT ? formatDate(days) : undefined;
 }
 
-/** ISO-8601 with milliseconds; UTC ("Z") or, for TIMESTAMP_NTZ, no zone at all. */
+/** ISO-8601 with milliseconds, as Delta writes timestamp bounds; UTC ("Z") or, for NTZ, no zone. */
 export function formatTimestamp(ms: number, utc: boolean): string | undefined {
-  if (!(Math.abs(ms) <= 8.64e15)) return undefined;
-  const iso = new Date(ms).toISOString();
-  return utc ? iso : iso.slice(0, -1);
+  if (!(Math.abs(ms) <= STAT_DAYS_LIMIT * MILLIS_PER_DAY)) return undefined;
+  const micros = formatMicros(BigInt(ms) * 1000n, false);
+  return `${micros.slice(0, -3)}${utc ? "Z" : ""}`;
 }
 
 /** A signed 64-bit integer from its little-endian 32-bit halves. */
@@ -675,9 +677,7 @@ function accFor(type: arrow.DataType, opts: ComputeStatsOptions): Acc {
       const perMs = [1n, 1n, 1000n, 1_000_000n][t.unit];
       const timesMs = t.unit === arrow.TimeUnit.SECOND ? 1000n : 1n;
       return new Int64Acc(false, (v) => {
-        let ms = v / perMs;
-        if (v < 0n && ms * perMs !== v) ms -= 1n;
-        return formatTimestamp(Number(ms * timesMs), utc);
+        return formatTimestamp(Number(floorDiv(v, perMs) * timesMs), utc);
       });
     }
     case arrow.Type.Utf8:

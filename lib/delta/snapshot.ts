@@ -22,7 +22,12 @@
 
 import { SiltError, siltError } from "../errors.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
-import { javaTimestamp, secondsTimestamp } from "../values/datetime-text.ts";
+import {
+  javaTimestamp,
+  parseTimestamp as parseTimestampText,
+  secondsTimestamp,
+} from "../values/datetime-text.ts";
+import { floorDiv } from "../values/floor-div.ts";
 import {
   type Action,
   type AddFile,
@@ -211,47 +216,17 @@ export function logicalFileKey(file: AddFile | RemoveFile): string {
 }
 
 /**
- * Epoch ms for a time-travel timestamp: a number as is; text as `YYYY-MM-DD`,
- * `YYYY-MM-DD HH:MM[:SS[.fff]]` (UTC) or ISO-8601 with an optional zone.
+ * Epoch ms for a time-travel timestamp: a number as is; text as Spark casts it to a timestamp
+ * (`YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS[.f]]`, ISO-8601 with an optional zone; UTC without one).
  */
 export function parseTimestamp(ts: number | string): number {
   if (typeof ts === "number") {
     if (Number.isFinite(ts)) return Math.floor(ts);
     throw invalidTimestamp(String(ts));
   }
-  const m =
-    /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}:?\d{2})?$/i.exec(
-      ts.trim(),
-    );
-  if (!m) throw invalidTimestamp(ts);
-  const [, y, mo, d, h = "0", mi = "0", s = "0", frac = "", zone] = m;
-  const ms = Number(frac.padEnd(3, "0").slice(0, 3));
-  const local = Date.UTC(
-    Number(y),
-    Number(mo) - 1,
-    Number(d),
-    Number(h),
-    Number(mi),
-    Number(s),
-    ms,
-  );
-  const back = new Date(local);
-  if (
-    Number.isNaN(local) ||
-    back.getUTCFullYear() !== Number(y) ||
-    back.getUTCMonth() !== Number(mo) - 1 ||
-    back.getUTCDate() !== Number(d) ||
-    Number(h) > 23 ||
-    Number(mi) > 59 ||
-    Number(s) > 59
-  ) {
-    throw invalidTimestamp(ts);
-  }
-  if (zone === undefined || zone.toUpperCase() === "Z") return local;
-  const sign = zone.startsWith("-") ? -1 : 1;
-  const digits = zone.slice(1).replace(":", "");
-  const offset = (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000;
-  return local - sign * offset;
+  const micros = parseTimestampText(ts, false);
+  if (micros === undefined) throw invalidTimestamp(ts);
+  return Number(floorDiv(BigInt(micros), 1000n));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,3 +1,5 @@
+import { formatTimestamp } from "../values/datetime-text.ts";
+
 /** The shape every read-like operation answers with (DESIGN §6): typed columns, JSON rows. */
 export interface ResultColumn {
   name: string;
@@ -12,7 +14,5 @@ export type ResultSet = {
 };
 
 /** Epoch milliseconds as DESIGN §6 encodes timestamps: ISO-8601 UTC with microseconds. */
-export function isoMicros(ms: number): string {
-  const iso = new Date(ms).toISOString();
-  return `${iso.slice(0, -1)}000Z`;
-}
+export const isoMicros = (ms: number): string =>
+  formatTimestamp(BigInt(Math.floor(ms)) * 1000n, true);
