@@ -45,6 +45,13 @@ export type ParamsOf<K extends ErrorCondition> = [Placeholders<TemplateOf<K>>] e
 
 const PLACEHOLDER = /\{(\w+)\}/g;
 
+export interface ErrorBody {
+  error_class: string;
+  message: string;
+  sqlstate?: string;
+  message_parameters?: Record<string, string>;
+}
+
 export class SiltError extends Error {
   readonly errorClass: string;
   readonly status: number;
@@ -71,10 +78,20 @@ export class SiltError extends Error {
     return new SiltError(this.errorClass, message, this.status, sqlstate, this.parameters);
   }
 
-  toJSON(): { error_class: string; message: string; sqlstate?: string } {
-    return this.sqlstate === undefined
-      ? { error_class: this.errorClass, message: this.message }
-      : { error_class: this.errorClass, message: this.message, sqlstate: this.sqlstate };
+  /**
+   * The API's error body. `message_parameters` carries the values the message was rendered from,
+   * as Spark's `messageParameters` does, so a caller can act on them without parsing text.
+   */
+  toJSON(): ErrorBody {
+    const body: ErrorBody = { error_class: this.errorClass, message: this.message };
+    if (this.sqlstate !== undefined) body.sqlstate = this.sqlstate;
+    const params = Object.entries(this.parameters).filter(([, v]) => v !== undefined);
+    if (params.length > 0) {
+      body.message_parameters = Object.fromEntries(
+        params.map(([k, v]) => [k, String(v)]),
+      );
+    }
+    return body;
   }
 }
 

@@ -90,11 +90,20 @@ describe.each<StorageKind>(["local", "s3"])("HTTP API on %s storage", (storage) 
     expect(res.body.message).toBe(
       "Cannot create table inventory.stock.returns: catalog requires table property 'delta.enableDeletionVectors'='true' but the caller supplied 'delta.enableDeletionVectors'='false'. Remove the conflicting TBLPROPERTIES entry and retry.",
     );
+    expect(res.body.message_parameters).toEqual({
+      verb: "create",
+      tableName: "inventory.stock.returns",
+      key: "delta.enableDeletionVectors",
+      required: "true",
+      supplied: "false",
+    });
     const list = await silt.call("GET", "/api/v1/catalogs/inventory/schemas/stock/tables");
     expect(list.body.rows.map((r: unknown[]) => r[2])).not.toContain("returns");
     const read = await silt.call("GET", "/api/v1/tables/inventory.stock.returns/rows");
     expect(read.status).toBe(404);
     expect(read.body.error_class).toBe("TABLE_OR_VIEW_NOT_FOUND");
+    // The values the message names, for callers that act on them without parsing text.
+    expect(read.body.message_parameters).toEqual({ relationName: "`inventory`.`stock`.`returns`" });
   });
 
   it("lets a caller override a suggestion", async () => {

@@ -108,7 +108,9 @@ describe("siltError", () => {
       error_class: "DELTA_VERSION_NOT_FOUND",
       message: err.message,
       sqlstate: "22003",
+      message_parameters: { userVersion: "5", earliest: "0", latest: "3" },
     });
+    expect(siltError("MERGE_WITHOUT_WHEN").toJSON()).not.toHaveProperty("message_parameters");
   });
 
   it("reports a variant as its class", () => {

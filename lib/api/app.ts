@@ -1,7 +1,7 @@
 /**
  * The HTTP API (DESIGN §6): one Hono app, served by `silt serve` locally and by the Lambda
  * adapters in functions/. Routes only parse, call an operation and shape the answer; errors
- * become `{error_class, message, sqlstate?}` with their status, never a stack trace.
+ * become `{error_class, message, sqlstate?, message_parameters?}` with their status, never a stack trace.
  *
  * Before any route: the request's caller (`c.get("ctx")` is the context its operations run in,
  * naming that caller), then the body size limit, then Idempotency-Key handling.
