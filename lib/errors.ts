@@ -87,9 +87,7 @@ export class SiltError extends Error {
     if (this.sqlstate !== undefined) body.sqlstate = this.sqlstate;
     const params = Object.entries(this.parameters).filter(([, v]) => v !== undefined);
     if (params.length > 0) {
-      body.message_parameters = Object.fromEntries(
-        params.map(([k, v]) => [k, String(v)]),
-      );
+      body.message_parameters = Object.fromEntries(params.map(([k, v]) => [k, String(v)]));
     }
     return body;
   }

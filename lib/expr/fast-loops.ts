@@ -4,15 +4,12 @@
  * doubles, one row of arithmetic on scalars, and the membership test of IN over literals. A fast
  * path that does not apply answers undefined and the evaluator goes value-at-a-time instead.
  */
+
 import { siltError } from "../errors.ts";
+import { INT64_MIN } from "../values/int64.ts";
 import { arithmeticOverflow, divideByZero } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
-import {
-  decimalArith,
-  decimalIntegralDivide,
-  INT64_MIN,
-  integralArith,
-} from "./scalar-arithmetic.ts";
+import { decimalArith, decimalIntegralDivide, integralArith } from "./scalar-arithmetic.ts";
 import { compareDoubles, compareScalars } from "./scalar-order.ts";
 import type { Typed } from "./typed.ts";
 import { isDecimalType, isIntegral, type Scalar } from "./types.ts";

@@ -9,14 +9,13 @@ import { checkDecimal } from "../delta/schema.ts";
 import { checkedDaysFromCivil, microsFromDays } from "../values/calendar.ts";
 import { formatDate, formatTimestamp, parseTimestamp } from "../values/datetime-text.ts";
 import { shortestFloat32 } from "../values/float-text.ts";
+import { INT64_MAX, INT64_MIN } from "../values/int64.ts";
 import type { Expr, Pos } from "./ast.ts";
 import { parseError, type Token } from "./lexer.ts";
 import { withPos } from "./parser-base.ts";
 
 const INT32_MIN = -2147483648n;
 const INT32_MAX = 2147483647n;
-const INT64_MIN = -9223372036854775808n;
-const INT64_MAX = 9223372036854775807n;
 const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
 
 const integral = (n: bigint): number | bigint => (n <= SAFE_MAX && n >= -SAFE_MAX ? Number(n) : n);

@@ -8,6 +8,7 @@ import { type DecimalType, MAX_DECIMAL_PRECISION } from "../delta/schema.ts";
 import type { SiltError } from "../errors.ts";
 import { divHalfUp, fitsPrecision, pow10n, rescale } from "../values/decimal-scale.ts";
 import { formatDecimal } from "../values/decimal-text.ts";
+import { INT64_MAX, INT64_MIN } from "../values/int64.ts";
 import {
   arithmeticOverflow,
   binaryArithmeticOverflow,
@@ -108,9 +109,6 @@ function divideToContext(a: bigint, sa: number, b: bigint, sb: number): [bigint,
 
 // ---------------------------------------------------------------------------------------------
 // Integral arithmetic with ANSI overflow checks
-
-export const INT64_MIN = -(2n ** 63n);
-export const INT64_MAX = 2n ** 63n - 1n;
 
 const INT_RANGE: Record<IntegralName, [number, number]> = {
   byte: [-128, 127],

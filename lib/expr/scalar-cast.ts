@@ -10,6 +10,7 @@ import { formatDate, formatTimestampSpark } from "../values/datetime-text.ts";
 import { fitsPrecision, pow10n, rescale } from "../values/decimal-scale.ts";
 import { formatDecimal, javaDecimalString, parseDecimal } from "../values/decimal-text.ts";
 import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
+import { INT64_MAX, INT64_MIN } from "../values/int64.ts";
 import {
   arithmeticOverflow,
   castInvalidInput,
@@ -17,7 +18,7 @@ import {
   decimalOutOfRange,
 } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
-import { INT64_MAX, INT64_MIN, integralRange } from "./scalar-arithmetic.ts";
+import { integralRange } from "./scalar-arithmetic.ts";
 import { fromScalar, toScalar } from "./scalar-json.ts";
 import {
   FALSE_STRINGS,

@@ -3,6 +3,7 @@
  * format), Spark's display form, and java.sql.Timestamp#toString as Spark's messages print it.
  * A leaf module: it imports nothing of Silt's.
  */
+
 import {
   checkedDaysFromCivil,
   civilFromDays,
@@ -12,9 +13,7 @@ import {
   microsFromDays,
   splitMicros,
 } from "./calendar.ts";
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
+import { INT64_MAX, INT64_MIN } from "./int64.ts";
 
 const PAD2 = Array.from({ length: 100 }, (_, i) => (i < 10 ? `0${i}` : String(i)));
 
