@@ -1071,39 +1071,28 @@ export const ERROR_CLASSES = {
       NO_BODY: "The request needs a JSON body.",
       FIELD_COLUMNS_ARRAY:
         'Field \'columns\' must be an array like [{"name": "id", "type": "INT"}].',
-      FIELD_ROWS_REQUIRED:
-        "Field 'rows' is required: an array of rows, each an object keyed by column name or an array in column order.",
-      FIELD_SOURCE_ROWS: "Field 'source.rows' must be an array of rows.",
       FIELD_SOURCE_DELIMITER: "Field 'source.delimiter' must be one character.",
-      SOURCE_KIND: "Field 'source' must have one of: rows, arrow, table, parquet, csv, json.",
-      FIELD_SOURCE_COLUMNS:
-        'Field \'source.columns\' must be an array like [{"name": "id", "type": "INT"}].',
       SOURCE_ROW_NOT_OBJECT:
         "Source row {index} is not an object; rows given as arrays need 'source.columns'.",
       SOURCE_COLUMN_NESTED:
         "Source column '{name}' holds nested values; declare its type in 'source.columns'.",
       SOURCE_OBJECT_KEY: "Source object keys must lie under 'ingest/' in the bucket (got {key}).",
       NOT_AN_OBJECT: "The {what} must be a JSON object.",
+      UNKNOWN_FIELD:
+        "Unknown field '{field}' in the {where}{suggestion}. The fields allowed there are: {known}.",
+      FIELD_INVALID: "Field '{field}' {problem}.",
       FIELD_REQUIRED_STRING: "Field '{field}' is required and must be a non-empty string.",
       FIELD_NOT_STRING: "Field '{field}' must be a string.",
       FIELD_NOT_BOOLEAN: "Field '{field}' must be true or false.",
-      FIELD_NOT_INTEGER: "Field '{field}' must be an integer >= {min}.",
-      FIELD_NOT_STRINGS: "Field '{field}' must be an array of strings.",
       FIELD_ENTRY_NOT_STRING: "Field '{field}.{key}' must be a string.",
       FIELD_CHANGES_REQUIRED:
         'Field \'changes\' is required: a list like [{"principal": "alice", "add": ["SELECT"], "remove": []}].',
       FIELD_SET_EMPTY: "Field 'set' needs at least one column.",
-      FIELD_NOT_EXPRESSION: "Field '{field}' must be a SQL expression string.",
       FIELD_KEY_NOT_COLUMN: "Field '{field}' has key {text}, which is not a column name.",
       CLAUSE_ACTION: "Each {field} clause needs exactly one of {allowed}.",
-      VACUUM_MODE: '"mode" must be "lite" or "full", got "{mode}".',
-      RETAIN_HOURS: '"retainHours" must be a number.',
-      CREATE_MODE: 'Field \'mode\' must be "create", "createOrReplace" or "replace", not "{mode}".',
       QUERY_AND_COLUMNS:
         "Give either 'query' (its result defines the columns and rows) or 'columns' with optional 'rows', not both.",
       FIELD_ROWS_ARRAY: "Field 'rows' must be an array of rows.",
-      FIELD_TIMESTAMP:
-        "Field 'timestamp' must be a timestamp string ('2026-10-03 12:00:00', ISO-8601) or epoch milliseconds.",
       REPLACE_WITHOUT_MATCH:
         "A replace by matching rows needs the USING columns or an ON condition.",
       REPLACE_USING_EMPTY: "REPLACE USING needs at least one column.",

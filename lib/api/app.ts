@@ -11,6 +11,7 @@ import * as arrow from "apache-arrow";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type * as z from "zod";
 import {
   type AuthMode,
   principalOf,
@@ -39,27 +40,18 @@ import { scanTable } from "../ops/scan.ts";
 import { executeSql } from "../sql/execute.ts";
 import {
   ARROW_STREAM,
-  columnsOf,
   defaultsOf,
-  dropFlags,
   type Env,
-  jsonBody,
   MAX_BODY_BYTES,
+  type NameDefaults,
   payloadTooLarge,
-  rowsInput,
   wantsArrow,
 } from "./http.ts";
 import { idempotencyMiddleware } from "./idempotency.ts";
+import { openApiDocument } from "./openapi.ts";
 import { OPERATIONS, type Operation } from "./operations.ts";
-import {
-  type Json,
-  optionalBoolean,
-  optionalInteger,
-  optionalString,
-  optionalStringArray,
-  optionalStringMap,
-  requiredString,
-} from "./request.ts";
+import { ROUTES } from "./request-schemas.ts";
+import { validated } from "./request-validation.ts";
 import { registerAuthRoutes } from "./routes-auth.ts";
 import { registerDmlRoutes } from "./routes-dml.ts";
 import { registerMaintenanceRoutes } from "./routes-maintenance.ts";
@@ -117,8 +109,9 @@ export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
     errorResponse(c, siltError("NOT_FOUND", { method: c.req.method, path: c.req.path })),
   );
 
-  // Ahead of the middleware below, so it answers without a caller: it reveals nothing.
-  app.get("/api/v1/health", (c) => c.json({ status: "ok" }));
+  // Ahead of the middleware below, so they answer without a caller: they reveal nothing.
+  app.get(ROUTES.health.path, validated(ROUTES.health), (c) => c.json({ status: "ok" }));
+  app.get(ROUTES.openapi.path, validated(ROUTES.openapi), (c) => c.json(openApiDocument()));
 
   // The caller before anything else: an unauthenticated request is refused unread.
   app.use(async (c, next) => {
@@ -186,82 +179,85 @@ function callerContext(
 }
 
 function registerCatalogRoutes(app: Hono<Env>): void {
-  app.post("/api/v1/catalogs", async (c) => {
-    const body = await jsonBody(c);
-    const entry = await createCatalog(c.get("ctx"), requiredString(body, "name"), {
-      comment: optionalString(body, "comment"),
-      ifNotExists: optionalBoolean(body, "ifNotExists"),
+  const R = ROUTES;
+  app.post(R.createCatalog.path, validated(R.createCatalog), async (c) => {
+    const { name, comment, ifNotExists } = c.req.valid("json");
+    return c.json(await createCatalog(c.get("ctx"), name, { comment, ifNotExists }), 201);
+  });
+  app.get(R.listCatalogs.path, validated(R.listCatalogs), async (c) =>
+    c.json(await listCatalogs(c.get("ctx"))),
+  );
+  app.delete(R.dropCatalog.path, validated(R.dropCatalog), async (c) =>
+    c.json(await dropCatalog(c.get("ctx"), c.req.param("catalog"), c.req.valid("query"))),
+  );
+  app.post(R.createSchema.path, validated(R.createSchema), async (c) => {
+    const { name, comment, ifNotExists } = c.req.valid("json");
+    const entry = await createSchema(c.get("ctx"), c.req.param("catalog"), name, {
+      comment,
+      ifNotExists,
     });
     return c.json(entry, 201);
   });
-  app.get("/api/v1/catalogs", async (c) => c.json(await listCatalogs(c.get("ctx"))));
-  app.delete("/api/v1/catalogs/:catalog", async (c) =>
-    c.json(await dropCatalog(c.get("ctx"), c.req.param("catalog"), dropFlags(c))),
-  );
-  app.post("/api/v1/catalogs/:catalog/schemas", async (c) => {
-    const body = await jsonBody(c);
-    const entry = await createSchema(
-      c.get("ctx"),
-      c.req.param("catalog"),
-      requiredString(body, "name"),
-      {
-        comment: optionalString(body, "comment"),
-        ifNotExists: optionalBoolean(body, "ifNotExists"),
-      },
-    );
-    return c.json(entry, 201);
-  });
-  app.get("/api/v1/catalogs/:catalog/schemas", async (c) =>
+  app.get(R.listSchemas.path, validated(R.listSchemas), async (c) =>
     c.json(await listSchemas(c.get("ctx"), c.req.param("catalog"))),
   );
-  app.delete("/api/v1/catalogs/:catalog/schemas/:schema", async (c) =>
+  app.delete(R.dropSchema.path, validated(R.dropSchema), async (c) =>
     c.json(
-      await dropSchema(c.get("ctx"), c.req.param("catalog"), c.req.param("schema"), dropFlags(c)),
+      await dropSchema(
+        c.get("ctx"),
+        c.req.param("catalog"),
+        c.req.param("schema"),
+        c.req.valid("query"),
+      ),
     ),
   );
-  app.get("/api/v1/catalogs/:catalog/schemas/:schema/tables", async (c) =>
+  app.get(R.listTables.path, validated(R.listTables), async (c) =>
     c.json(await listTables(c.get("ctx"), c.req.param("catalog"), c.req.param("schema"))),
   );
 }
 
 function registerCreate(app: Hono<Env>): void {
-  app.post("/api/v1/tables", async (c) => {
-    const body = await jsonBody(c);
-    if (isReplaceRequest(body)) return createOrReplaceRoute(c, body);
+  app.post(ROUTES.createTable.path, validated(ROUTES.createTable), async (c) => {
+    const body = c.req.valid("json");
+    if (isReplaceRequest(body)) return createOrReplaceRoute(c, body, c.req.valid("query"));
+    if (body.columns === undefined) throw siltError("INVALID_REQUEST:FIELD_COLUMNS_ARRAY");
     const result = await createTable(c.get("ctx"), {
-      name: requiredString(body, "name"),
-      defaults: defaultsOf(c, body),
-      columns: columnsOf(body),
-      partitionedBy: optionalStringArray(body, "partitionedBy"),
-      properties: optionalStringMap(body, "properties"),
-      ifNotExists: optionalBoolean(body, "ifNotExists"),
-      using: optionalString(body, "using"),
-      comment: optionalString(body, "comment"),
+      name: body.name,
+      defaults: defaultsOf(c.req.valid("query"), body),
+      columns: body.columns,
+      partitionedBy: body.partitionedBy,
+      properties: body.properties,
+      ifNotExists: body.ifNotExists,
+      using: body.using,
+      comment: body.comment,
     });
     return c.json(result, result.created ? 201 : 200);
   });
 }
 
 function registerInsert(app: Hono<Env>): void {
-  app.post("/api/v1/tables/:name/insert", async (c) => {
-    const input = await rowsInput(c);
+  app.post(ROUTES.insert.path, validated(ROUTES.insert), async (c) => {
+    const { input, ...params } = c.req.valid("json");
     const result = await appendRows(c.get("ctx"), c.req.param("name"), input, {
-      defaults: defaultsOf(c, {}),
+      defaults: defaultsOf(c.req.valid("query"), params),
     });
     return c.json(result);
   });
 }
 
+type ReadRequest = z.output<typeof ROUTES.readRows.query>;
+
 function registerRows(app: Hono<Env>): void {
-  const rows = async (c: Context<Env>, params: Json) => {
-    const result = await scanTable(c.get("ctx"), c.req.param("name") as string, {
-      columns: optionalStringArray(params, "columns"),
-      version: optionalInteger(params, "version"),
-      timestamp: optionalString(params, "timestamp"),
-      limit: optionalInteger(params, "limit"),
-      defaults: defaultsOf(c, params),
+  const rows = async (c: Context<Env>, name: string, read: ReadRequest, query: NameDefaults) => {
+    const { columns, version, timestamp, limit } = read;
+    const result = await scanTable(c.get("ctx"), name, {
+      columns,
+      version,
+      timestamp,
+      limit,
+      defaults: defaultsOf(query, read),
     });
-    if (wantsArrow(c, params)) {
+    if (wantsArrow(c, read.format)) {
       return c.body(arrow.tableToIPC(result.table, "stream") as Uint8Array<ArrayBuffer>, 200, {
         "content-type": ARROW_STREAM,
         "x-silt-version": String(result.version),
@@ -273,50 +269,50 @@ function registerRows(app: Hono<Env>): void {
       rows: arrowToRows(result.table, result.schema),
     });
   };
-  app.get("/api/v1/tables/:name/rows", async (c) => rows(c, c.req.query()));
-  app.post("/api/v1/tables/:name/rows", async (c) => rows(c, await jsonBody(c, true)));
-}
-
-function registerHistory(app: Hono<Env>): void {
-  app.get("/api/v1/tables/:name/history", async (c) =>
-    c.json(
-      await describeHistory(c.get("ctx"), c.req.param("name"), {
-        limit: optionalInteger(c.req.query(), "limit", 1),
-        defaults: defaultsOf(c, {}),
-      }),
-    ),
+  app.get(ROUTES.readRows.path, validated(ROUTES.readRows), async (c) =>
+    rows(c, c.req.param("name"), c.req.valid("query"), {}),
+  );
+  app.post(ROUTES.readRowsPost.path, validated(ROUTES.readRowsPost), async (c) =>
+    rows(c, c.req.param("name"), c.req.valid("json"), c.req.valid("query")),
   );
 }
 
+function registerHistory(app: Hono<Env>): void {
+  app.get(ROUTES.history.path, validated(ROUTES.history), async (c) => {
+    const { limit, ...defaults } = c.req.valid("query");
+    return c.json(
+      await describeHistory(c.get("ctx"), c.req.param("name"), {
+        limit,
+        defaults: defaultsOf(defaults),
+      }),
+    );
+  });
+}
+
 function registerDetail(app: Hono<Env>): void {
-  app.get("/api/v1/tables/:name/detail", async (c) =>
+  app.get(ROUTES.detail.path, validated(ROUTES.detail), async (c) =>
     c.json(
-      await describeDetail(c.get("ctx"), c.req.param("name"), { defaults: defaultsOf(c, {}) }),
+      await describeDetail(c.get("ctx"), c.req.param("name"), {
+        defaults: defaultsOf(c.req.valid("query")),
+      }),
     ),
   );
 }
 
 function registerDrop(app: Hono<Env>): void {
-  app.delete("/api/v1/tables/:name", async (c) =>
-    c.json(
-      await dropTable(c.get("ctx"), c.req.param("name"), {
-        ifExists: optionalBoolean(c.req.query(), "ifExists"),
-        defaults: defaultsOf(c, {}),
-      }),
-    ),
-  );
-}
-
-function registerSql(app: Hono<Env>): void {
-  app.post("/api/v1/sql", async (c) => {
-    const body = await jsonBody(c);
+  app.delete(ROUTES.dropTable.path, validated(ROUTES.dropTable), async (c) => {
+    const { ifExists, ...defaults } = c.req.valid("query");
     return c.json(
-      await executeSql(c.get("ctx"), {
-        statement: requiredString(body, "statement"),
-        catalog: optionalString(body, "catalog"),
-        schema: optionalString(body, "schema"),
-        conf: optionalStringMap(body, "conf"),
+      await dropTable(c.get("ctx"), c.req.param("name"), {
+        ifExists,
+        defaults: defaultsOf(defaults),
       }),
     );
   });
+}
+
+function registerSql(app: Hono<Env>): void {
+  app.post(ROUTES.sql.path, validated(ROUTES.sql), async (c) =>
+    c.json(await executeSql(c.get("ctx"), c.req.valid("json"))),
+  );
 }

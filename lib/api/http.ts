@@ -1,14 +1,13 @@
 /**
- * Request parsing shared by every route module: the JSON body, name defaults, rows given as JSON
- * or as an Arrow IPC stream, and whether the caller wants Arrow back.
+ * Request parsing shared by every route module: the JSON body, an Arrow IPC stream body, name
+ * defaults, and whether the caller wants Arrow back.
  */
+import type * as arrow from "apache-arrow";
 import type { Context } from "hono";
 import { locationUri, type SiltContext } from "../context.ts";
 import { decodeArrowStream } from "../data/arrow-stream.ts";
 import { type SiltError, siltError } from "../errors.ts";
-import type { ColumnSpec } from "../ops/create-table.ts";
-import type { InputRows } from "../ops/input-rows.ts";
-import { asObject, type Json, optionalBoolean, optionalString, requiredString } from "./request.ts";
+import { asObject, type Json } from "./request.ts";
 
 export const ARROW_STREAM = "application/vnd.apache.arrow.stream";
 
@@ -50,52 +49,26 @@ export async function jsonBody(c: Context<Env>, allowEmpty = false): Promise<Jso
   return asObject(parsed);
 }
 
-export function defaultsOf(c: Context<Env>, body: Json): { catalog?: string; schema?: string } {
-  return {
-    catalog: optionalString(body, "catalog") ?? c.req.query("catalog"),
-    schema: optionalString(body, "schema") ?? c.req.query("schema"),
-  };
+/** Name defaults: the body's, else the query string's. */
+export function defaultsOf(query: NameDefaults, body: NameDefaults = {}): NameDefaults {
+  return { catalog: body.catalog ?? query.catalog, schema: body.schema ?? query.schema };
 }
 
-export function dropFlags(c: Context<Env>) {
-  return {
-    ifExists: optionalBoolean(c.req.query(), "ifExists"),
-    cascade: optionalBoolean(c.req.query(), "cascade"),
-  };
+export interface NameDefaults {
+  catalog?: string;
+  schema?: string;
 }
 
-export function columnsOf(body: Json): ColumnSpec[] {
-  const columns = body.columns;
-  if (!Array.isArray(columns)) {
-    throw siltError("INVALID_REQUEST:FIELD_COLUMNS_ARRAY");
+/** A request body that is an Arrow IPC stream. */
+export async function arrowBody(c: Context<Env>): Promise<arrow.Table> {
+  const bytes = new Uint8Array(await c.req.arrayBuffer());
+  try {
+    return decodeArrowStream(bytes);
+  } catch (err) {
+    throw siltError("MALFORMED_REQUEST:BODY_NOT_ARROW", { message: (err as Error).message });
   }
-  return columns.map((raw, i) => {
-    const col = asObject(raw, `column ${i + 1}`);
-    return {
-      name: requiredString(col, "name"),
-      type: requiredString(col, "type"),
-      nullable: optionalBoolean(col, "nullable"),
-      comment: optionalString(col, "comment"),
-    };
-  });
 }
 
-export async function rowsInput(c: Context<Env>): Promise<InputRows> {
-  if ((c.req.header("content-type") ?? "").startsWith(ARROW_STREAM)) {
-    const bytes = new Uint8Array(await c.req.arrayBuffer());
-    try {
-      return { arrow: decodeArrowStream(bytes) };
-    } catch (err) {
-      throw siltError("MALFORMED_REQUEST:BODY_NOT_ARROW", { message: (err as Error).message });
-    }
-  }
-  const body = await jsonBody(c);
-  if (!Array.isArray(body.rows)) {
-    throw siltError("INVALID_REQUEST:FIELD_ROWS_REQUIRED");
-  }
-  return { rows: body.rows };
-}
-
-export function wantsArrow(c: Context<Env>, params: Json): boolean {
-  return params.format === "arrow" || (c.req.header("accept") ?? "").includes(ARROW_STREAM);
+export function wantsArrow(c: Context<Env>, format: string | undefined): boolean {
+  return format === "arrow" || (c.req.header("accept") ?? "").includes(ARROW_STREAM);
 }

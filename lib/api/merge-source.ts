@@ -9,35 +9,20 @@
  *    the target's or their values' (lib/data/untyped-sources.ts).
  */
 import type * as arrow from "apache-arrow";
+import type * as z from "zod";
 import { splitNameParts } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import { decodeArrowStream } from "../data/arrow-stream.ts";
-import { type SourceColumn, untypedRows } from "../data/untyped-sources.ts";
+import { untypedRows } from "../data/untyped-sources.ts";
 import type { StructType } from "../delta/schema.ts";
 import { siltError } from "../errors.ts";
 import type { MergeSource } from "../ops/merge-plan.ts";
-import {
-  plainSource,
-  readSourceObject,
-  type SourceObject,
-  typedSource,
-} from "../ops/source-objects.ts";
+import { plainSource, readSourceObject, typedSource } from "../ops/source-objects.ts";
 import { runQuery } from "../sql/query.ts";
 import type { SqlSession } from "../sql/session.ts";
-import {
-  asObject,
-  type Json,
-  optionalBoolean,
-  optionalInteger,
-  optionalString,
-  requiredString,
-} from "./request.ts";
+import type { ROUTES } from "./request-schemas.ts";
 
-export type SourceSpec =
-  | { rows: unknown[]; columns?: SourceColumn[] }
-  | { arrow: string }
-  | { table: string; version?: number; timestamp?: string }
-  | SourceObject;
+export type SourceSpec = z.output<typeof ROUTES.merge.body>["source"];
 
 export async function loadMergeSource(
   ctx: SiltContext,
@@ -45,10 +30,8 @@ export async function loadMergeSource(
   opts: { alias: string; target: StructType; session: SqlSession },
 ): Promise<MergeSource> {
   const qualifier = [opts.alias];
-  const body = spec as unknown as Json;
   if ("table" in spec) {
-    const version = optionalInteger(body, "version");
-    const timestamp = optionalString(body, "timestamp");
+    const { version, timestamp } = spec;
     const relation = await runQuery(
       ctx,
       {
@@ -57,7 +40,7 @@ export async function loadMergeSource(
         items: [{ expr: { kind: "star", pos: POS } }],
         from: {
           kind: "table",
-          name: splitNameParts(requiredString(body, "table")),
+          name: splitNameParts(spec.table),
           timeTravel:
             version !== undefined
               ? { version }
@@ -83,55 +66,10 @@ export async function loadMergeSource(
     }
     return { ...typedSource(table), qualifier };
   }
-  if ("parquet" in spec) {
-    const source = await readSourceObject(
-      ctx,
-      { parquet: requiredString(body, "parquet") },
-      opts.target,
-    );
-    return { ...source, qualifier };
-  }
   if ("rows" in spec) {
-    if (!Array.isArray(spec.rows)) {
-      throw siltError("INVALID_REQUEST:FIELD_SOURCE_ROWS");
-    }
-    return { ...plainSource(untypedRows(spec.rows, sourceColumns(body), opts.target)), qualifier };
+    return { ...plainSource(untypedRows(spec.rows, spec.columns, opts.target)), qualifier };
   }
-  if ("json" in spec) {
-    const source = await readSourceObject(
-      ctx,
-      { json: spec.json, columns: sourceColumns(body) },
-      opts.target,
-    );
-    return { ...source, qualifier };
-  }
-  if ("csv" in spec) {
-    const object = {
-      csv: spec.csv,
-      columns: sourceColumns(body),
-      header: optionalBoolean(body, "header"),
-      delimiter: optionalString(body, "delimiter"),
-    };
-    return { ...(await readSourceObject(ctx, object, opts.target)), qualifier };
-  }
-  throw siltError("INVALID_REQUEST:SOURCE_KIND");
+  return { ...(await readSourceObject(ctx, spec, opts.target)), qualifier };
 }
 
 const POS = { line: 0, column: 0 };
-
-/** `columns`: [{name, type, nullable?}], type a Spark SQL type name. */
-function sourceColumns(body: Json): SourceColumn[] | undefined {
-  const v = body.columns;
-  if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v)) {
-    throw siltError("INVALID_REQUEST:FIELD_SOURCE_COLUMNS");
-  }
-  return v.map((raw, i) => {
-    const c = asObject(raw, `source column ${i + 1}`);
-    return {
-      name: requiredString(c, "name"),
-      type: requiredString(c, "type"),
-      nullable: optionalBoolean(c, "nullable"),
-    };
-  });
-}

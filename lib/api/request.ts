@@ -1,6 +1,7 @@
 /**
- * Request-body checks shared by every route: each failure names the field and what was expected,
- * so a caller can fix the request without reading our source.
+ * Field-by-field request checks of the Unity Catalog routes (Silt's own routes declare their
+ * requests in request-schemas.ts): each failure names the field and what was expected, so a
+ * caller can fix the request without reading our source.
  */
 import { siltError } from "../errors.ts";
 
@@ -35,30 +36,6 @@ export function optionalBoolean(body: Json, field: string): boolean | undefined 
   if (v === "true") return true;
   if (v === "false") return false;
   throw siltError("INVALID_REQUEST:FIELD_NOT_BOOLEAN", { field });
-}
-
-export function optionalInteger(body: Json, field: string, min = 0): number | undefined {
-  const v = body[field];
-  if (v === undefined || v === null || v === "") return undefined;
-  const n = typeof v === "string" ? Number(v) : v;
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min) {
-    throw siltError("INVALID_REQUEST:FIELD_NOT_INTEGER", { field, min });
-  }
-  return n;
-}
-
-export function optionalStringArray(body: Json, field: string): string[] | undefined {
-  const v = body[field];
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === "string")
-    return v
-      .split(",")
-      .map((s) => s.trim())
-      .filter((s) => s !== "");
-  if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
-    throw siltError("INVALID_REQUEST:FIELD_NOT_STRINGS", { field });
-  }
-  return v as string[];
 }
 
 export function optionalStringMap(body: Json, field: string): Record<string, string> | undefined {

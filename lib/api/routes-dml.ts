@@ -11,6 +11,7 @@
  * builder's whenMatchedUpdate(…).whenMatchedDelete(…) chain does.
  */
 import type { Hono } from "hono";
+import type * as z from "zod";
 import { siltError } from "../errors.ts";
 import type { Assignment, Expr, MergeClause, Name } from "../expr/ast.ts";
 import { parseExpression } from "../expr/parse.ts";
@@ -19,77 +20,60 @@ import { mergeInto } from "../ops/merge.ts";
 import { updateRows } from "../ops/update.ts";
 import type { SqlSession } from "../sql/session.ts";
 import { AUTO_MERGE_CONF, checkConf } from "../sql/session.ts";
-import { defaultsOf, type Env, jsonBody } from "./http.ts";
-import { loadMergeSource, type SourceSpec } from "./merge-source.ts";
+import { defaultsOf, type Env } from "./http.ts";
+import { loadMergeSource } from "./merge-source.ts";
 import type { Operation } from "./operations.ts";
-import {
-  asObject,
-  type Json,
-  optionalBoolean,
-  optionalString,
-  optionalStringMap,
-  requiredString,
-} from "./request.ts";
+import { ROUTES } from "./request-schemas.ts";
+import { validated } from "./request-validation.ts";
 
 export function registerDmlRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>): void {
   if (serves.has("update")) {
-    app.post("/api/v1/tables/:name/update", async (c) => {
-      const ctx = c.get("ctx");
-      const body = await jsonBody(c);
-      const set = asObject(body.set, "field 'set'");
-      if (Object.keys(set).length === 0) {
+    app.post(ROUTES.update.path, validated(ROUTES.update), async (c) => {
+      const body = c.req.valid("json");
+      if (Object.keys(body.set).length === 0) {
         throw siltError("INVALID_REQUEST:FIELD_SET_EMPTY");
       }
-      const assignments: Assignment[] = Object.entries(set).map(([column, value]) => ({
-        column: columnName(column, "set"),
-        value: expression(value, `set.${column}`),
-      }));
       return c.json(
-        await updateRows(ctx, c.req.param("name"), {
-          assignments,
-          condition: optionalExpression(body, "condition"),
-          defaults: defaultsOf(c, body),
+        await updateRows(c.get("ctx"), c.req.param("name"), {
+          assignments: assignments(body.set, "set"),
+          condition: optionalExpression(body.condition),
+          defaults: defaultsOf(c.req.valid("query"), body),
         }),
       );
     });
   }
   if (serves.has("delete")) {
-    app.post("/api/v1/tables/:name/delete", async (c) => {
-      const ctx = c.get("ctx");
-      const body = await jsonBody(c, true);
+    app.post(ROUTES.delete.path, validated(ROUTES.delete), async (c) => {
+      const body = c.req.valid("json");
       return c.json(
-        await deleteRows(ctx, c.req.param("name"), {
-          condition: optionalExpression(body, "condition"),
-          defaults: defaultsOf(c, body),
+        await deleteRows(c.get("ctx"), c.req.param("name"), {
+          condition: optionalExpression(body.condition),
+          defaults: defaultsOf(c.req.valid("query"), body),
         }),
       );
     });
   }
   if (serves.has("merge")) {
-    app.post("/api/v1/tables/:name/merge", async (c) => {
+    app.post(ROUTES.merge.path, validated(ROUTES.merge), async (c) => {
       const ctx = c.get("ctx");
-      const body = await jsonBody(c);
-      const name = c.req.param("name");
-      const defaults = defaultsOf(c, body);
-      const conf = checkConf(optionalStringMap(body, "conf") ?? {}, [AUTO_MERGE_CONF]);
+      const body = c.req.valid("json");
+      const defaults = defaultsOf(c.req.valid("query"), body);
+      const conf = checkConf(body.conf ?? {}, [AUTO_MERGE_CONF]);
       const session: SqlSession = { defaults, conf, now: ctx.clock() };
-      const sourceAlias = optionalString(body, "sourceAlias") ?? "source";
-      const targetAlias = optionalString(body, "targetAlias") ?? "target";
-      const spec = asObject(body.source, "field 'source'") as SourceSpec;
+      const sourceAlias = body.sourceAlias ?? "source";
       const clauses: MergeClause[] = [
-        ...clauseList(body, "whenMatched").map(matchedClause),
-        ...clauseList(body, "whenNotMatched").map(notMatchedClause),
-        ...clauseList(body, "whenNotMatchedBySource").map(notMatchedBySourceClause),
+        ...(body.whenMatched ?? []).map(matchedClause),
+        ...(body.whenNotMatched ?? []).map(notMatchedClause),
+        ...(body.whenNotMatchedBySource ?? []).map(notMatchedBySourceClause),
       ];
-      const result = await mergeInto(ctx, name, {
+      const result = await mergeInto(ctx, c.req.param("name"), {
         source: (target) =>
-          loadMergeSource(ctx, spec, { alias: sourceAlias, target: target.schema, session }),
-        targetAlias,
-        on: expression(requiredString(body, "on"), "on"),
+          loadMergeSource(ctx, body.source, { alias: sourceAlias, target: target.schema, session }),
+        targetAlias: body.targetAlias ?? "target",
+        on: parseExpression(body.on),
         clauses,
         schemaEvolution:
-          optionalBoolean(body, "schemaEvolution") === true ||
-          (conf[AUTO_MERGE_CONF] ?? "").toLowerCase() === "true",
+          body.schemaEvolution === true || (conf[AUTO_MERGE_CONF] ?? "").toLowerCase() === "true",
         defaults,
         now: session.now,
       });
@@ -98,44 +82,33 @@ export function registerDmlRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>
   }
 }
 
-function expression(text: unknown, field: string): Expr {
-  if (typeof text !== "string" || text.trim() === "") {
-    throw siltError("INVALID_REQUEST:FIELD_NOT_EXPRESSION", { field });
-  }
-  return parseExpression(text);
-}
+type MergeRequest = z.output<typeof ROUTES.merge.body>;
+type Clause<K extends "whenMatched" | "whenNotMatched" | "whenNotMatchedBySource"> = NonNullable<
+  MergeRequest[K]
+>[number];
 
-function optionalExpression(body: Json, field: string): Expr | undefined {
-  const text = optionalString(body, field);
-  return text === undefined ? undefined : expression(text, field);
+function optionalExpression(text: string | undefined): Expr | undefined {
+  return text === undefined ? undefined : parseExpression(text);
 }
 
 /** A column as a SET/INSERT key names it: `status`, `a.b`, `` `odd name` ``. */
 function columnName(text: string, field: string): Name {
-  const e = expression(text, `${field} key`);
-  if (e.kind !== "column") {
+  const e = text.trim() === "" ? undefined : parseExpression(text);
+  if (e?.kind !== "column") {
     throw siltError("INVALID_REQUEST:FIELD_KEY_NOT_COLUMN", { field, text: JSON.stringify(text) });
   }
   return e.name;
 }
 
-function clauseList(body: Json, field: string): Json[] {
-  const v = body[field];
-  if (v === undefined || v === null) return [];
-  const list = Array.isArray(v) ? v : [v];
-  return list.map((x, i) => asObject(x, `${field}[${i}]`));
-}
-
-function assignments(map: unknown, field: string): Assignment[] {
-  const obj = asObject(map, `field '${field}'`);
-  return Object.entries(obj).map(([column, value]) => ({
+function assignments(map: Record<string, string>, field: string): Assignment[] {
+  return Object.entries(map).map(([column, value]) => ({
     column: columnName(column, field),
-    value: expression(value, `${field}.${column}`),
+    value: parseExpression(value),
   }));
 }
 
 /** Exactly one of the action fields is set. */
-function actionOf(clause: Json, allowed: string[], field: string): string {
+function actionOf<C extends object>(clause: C, allowed: (keyof C & string)[], field: string) {
   const present = allowed.filter((k) => clause[k] !== undefined && clause[k] !== false);
   if (present.length !== 1) {
     throw siltError("INVALID_REQUEST:CLAUSE_ACTION", {
@@ -146,23 +119,23 @@ function actionOf(clause: Json, allowed: string[], field: string): string {
   return present[0];
 }
 
-function matchedClause(clause: Json): MergeClause {
-  const condition = optionalExpression(clause, "condition");
+function matchedClause(clause: Clause<"whenMatched">): MergeClause {
+  const condition = optionalExpression(clause.condition);
   const action = actionOf(clause, ["update", "updateAll", "delete"], "whenMatched");
   return {
     kind: "matched",
     ...(condition ? { condition } : {}),
     action:
       action === "update"
-        ? { kind: "update", assignments: assignments(clause.update, "update") }
+        ? { kind: "update", assignments: assignments(clause.update ?? {}, "update") }
         : action === "updateAll"
           ? { kind: "updateStar" }
           : { kind: "delete" },
   };
 }
 
-function notMatchedClause(clause: Json): MergeClause {
-  const condition = optionalExpression(clause, "condition");
+function notMatchedClause(clause: Clause<"whenNotMatched">): MergeClause {
+  const condition = optionalExpression(clause.condition);
   const action = actionOf(clause, ["insert", "insertAll"], "whenNotMatched");
   if (action === "insertAll") {
     return {
@@ -171,7 +144,7 @@ function notMatchedClause(clause: Json): MergeClause {
       action: { kind: "insertStar" },
     };
   }
-  const values = assignments(clause.insert, "insert");
+  const values = assignments(clause.insert ?? {}, "insert");
   return {
     kind: "notMatched",
     ...(condition ? { condition } : {}),
@@ -183,15 +156,15 @@ function notMatchedClause(clause: Json): MergeClause {
   };
 }
 
-function notMatchedBySourceClause(clause: Json): MergeClause {
-  const condition = optionalExpression(clause, "condition");
+function notMatchedBySourceClause(clause: Clause<"whenNotMatchedBySource">): MergeClause {
+  const condition = optionalExpression(clause.condition);
   const action = actionOf(clause, ["update", "delete"], "whenNotMatchedBySource");
   return {
     kind: "notMatchedBySource",
     ...(condition ? { condition } : {}),
     action:
       action === "update"
-        ? { kind: "update", assignments: assignments(clause.update, "update") }
+        ? { kind: "update", assignments: assignments(clause.update ?? {}, "update") }
         : { kind: "delete" },
   };
 }

@@ -8,32 +8,24 @@
  * `spark.databricks.delta.retentionDurationCheck.enabled` as the SQL endpoint's `conf` does.
  */
 import type { Hono } from "hono";
-import { siltError } from "../errors.ts";
 import { parseExpression } from "../expr/parse.ts";
 import { optimizeTable } from "../ops/optimize.ts";
 import { vacuumTable } from "../ops/vacuum.ts";
 import { checkConf, RETENTION_CHECK_CONF } from "../sql/session.ts";
-import { defaultsOf, type Env, jsonBody } from "./http.ts";
+import { defaultsOf, type Env } from "./http.ts";
 import type { Operation } from "./operations.ts";
-import {
-  optionalBoolean,
-  optionalInteger,
-  optionalString,
-  optionalStringArray,
-  optionalStringMap,
-} from "./request.ts";
+import { ROUTES } from "./request-schemas.ts";
+import { validated } from "./request-validation.ts";
 
 export function registerMaintenanceRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>): void {
   if (serves.has("optimize")) {
-    app.post("/api/v1/tables/:name/optimize", async (c) => {
-      const ctx = c.get("ctx");
-      const body = await jsonBody(c, true);
-      const where = optionalString(body, "where");
-      const result = await optimizeTable(ctx, c.req.param("name"), {
-        defaults: defaultsOf(c, body),
-        where: where === undefined ? undefined : parseExpression(where),
-        zorderBy: optionalStringArray(body, "zorderBy"),
-        timeBudgetMs: optionalInteger(body, "timeBudgetMs"),
+    app.post(ROUTES.optimize.path, validated(ROUTES.optimize), async (c) => {
+      const body = c.req.valid("json");
+      const result = await optimizeTable(c.get("ctx"), c.req.param("name"), {
+        defaults: defaultsOf(c.req.valid("query"), body),
+        where: body.where === undefined ? undefined : parseExpression(body.where),
+        zorderBy: body.zorderBy,
+        timeBudgetMs: body.timeBudgetMs,
       });
       return c.json({
         version: result.version,
@@ -46,24 +38,15 @@ export function registerMaintenanceRoutes(app: Hono<Env>, serves: ReadonlySet<Op
     });
   }
   if (serves.has("vacuum")) {
-    app.post("/api/v1/tables/:name/vacuum", async (c) => {
-      const ctx = c.get("ctx");
-      const body = await jsonBody(c, true);
-      const mode = optionalString(body, "mode")?.toLowerCase();
-      if (mode !== undefined && mode !== "lite" && mode !== "full") {
-        throw siltError("INVALID_REQUEST:VACUUM_MODE", { mode });
-      }
-      const retain = body.retainHours;
-      if (retain !== undefined && retain !== null && typeof retain !== "number") {
-        throw siltError("INVALID_REQUEST:RETAIN_HOURS");
-      }
-      const conf = checkConf(optionalStringMap(body, "conf") ?? {}, [RETENTION_CHECK_CONF]);
+    app.post(ROUTES.vacuum.path, validated(ROUTES.vacuum), async (c) => {
+      const body = c.req.valid("json");
+      const conf = checkConf(body.conf ?? {}, [RETENTION_CHECK_CONF]);
       const check = conf[RETENTION_CHECK_CONF];
-      const result = await vacuumTable(ctx, c.req.param("name"), {
-        defaults: defaultsOf(c, body),
-        retainHours: typeof retain === "number" ? retain : undefined,
-        dryRun: optionalBoolean(body, "dryRun") ?? false,
-        mode,
+      const result = await vacuumTable(c.get("ctx"), c.req.param("name"), {
+        defaults: defaultsOf(c.req.valid("query"), body),
+        retainHours: body.retainHours,
+        dryRun: body.dryRun ?? false,
+        mode: body.mode,
         retentionCheckEnabled: check === undefined ? true : check.toLowerCase() === "true",
       });
       return c.json({

@@ -12,129 +12,119 @@
  * travel as query parameters.
  */
 import type { Context, Hono } from "hono";
+import type * as z from "zod";
 import { siltError } from "../errors.ts";
 import { parseExpression, parseQuery } from "../expr/parse.ts";
-import type { InputRows } from "../ops/input-rows.ts";
 import { overwriteRows } from "../ops/overwrite.ts";
-import { type CreationMode, createOrReplaceTable } from "../ops/replace-table.ts";
+import { createOrReplaceTable } from "../ops/replace-table.ts";
 import { replaceUsing } from "../ops/replace-using.ts";
 import { replaceWhere } from "../ops/replace-where.ts";
 import { restoreTable } from "../ops/restore.ts";
 import type { WriteResult } from "../ops/write-commit.ts";
 import { runQuery } from "../sql/query.ts";
-import { ARROW_STREAM, columnsOf, defaultsOf, type Env, jsonBody, rowsInput } from "./http.ts";
+import { defaultsOf, type Env } from "./http.ts";
 import type { Operation } from "./operations.ts";
-import {
-  type Json,
-  optionalBoolean,
-  optionalInteger,
-  optionalString,
-  optionalStringArray,
-  optionalStringMap,
-  requiredString,
-} from "./request.ts";
+import { ROUTES } from "./request-schemas.ts";
+import { validated } from "./request-validation.ts";
 
 export function registerReplaceRoutes(app: Hono<Env>, serves: ReadonlySet<Operation>): void {
   if (serves.has("overwrite")) {
-    app.post("/api/v1/tables/:name/overwrite", async (c) => {
-      const { input, params } = await writeRequest(c);
+    app.post(ROUTES.overwrite.path, validated(ROUTES.overwrite), async (c) => {
+      const { input, ...params } = c.req.valid("json");
       const result = await overwriteRows(c.get("ctx"), c.req.param("name"), input, {
-        defaults: defaultsOf(c, params),
-        dynamicPartitionOverwrite: optionalBoolean(params, "dynamicPartitionOverwrite"),
+        defaults: defaultsOf(c.req.valid("query"), params),
+        dynamicPartitionOverwrite: params.dynamicPartitionOverwrite,
       });
       return c.json(writeAnswer(result));
     });
   }
   if (serves.has("replace-where")) {
-    app.post("/api/v1/tables/:name/replace-where", async (c) => {
-      const { input, params } = await writeRequest(c);
-      const text = requiredString(params, "predicate");
+    app.post(ROUTES.replaceWhere.path, validated(ROUTES.replaceWhere), async (c) => {
+      const { input, ...params } = c.req.valid("json");
       const result = await replaceWhere(
         c.get("ctx"),
         c.req.param("name"),
-        parseExpression(text),
+        parseExpression(params.predicate),
         input,
         {
-          defaults: defaultsOf(c, params),
+          defaults: defaultsOf(c.req.valid("query"), params),
           // Recorded as given, as Spark records a replaceWhere option.
-          predicateText: text,
-          dynamicPartitionOverwrite: optionalBoolean(params, "dynamicPartitionOverwrite"),
+          predicateText: params.predicate,
+          dynamicPartitionOverwrite: params.dynamicPartitionOverwrite,
         },
       );
       return c.json(writeAnswer(result));
     });
   }
   if (serves.has("replace-using")) {
-    app.post("/api/v1/tables/:name/replace-using", async (c) => {
-      const { input, params } = await writeRequest(c);
-      const on = optionalString(params, "on");
+    app.post(ROUTES.replaceUsing.path, validated(ROUTES.replaceUsing), async (c) => {
+      const { input, ...params } = c.req.valid("json");
+      const { on } = params;
       const result = await replaceUsing(c.get("ctx"), c.req.param("name"), input, {
-        defaults: defaultsOf(c, params),
-        using: optionalStringArray(params, "columns"),
+        defaults: defaultsOf(c.req.valid("query"), params),
+        using: params.columns,
         on:
           on === undefined
             ? undefined
             : {
                 condition: parseExpression(on),
                 text: on,
-                targetAlias: optionalString(params, "targetAlias") ?? "t",
-                sourceAlias: optionalString(params, "sourceAlias") ?? "s",
+                targetAlias: params.targetAlias ?? "t",
+                sourceAlias: params.sourceAlias ?? "s",
               },
-        predicate: optionalString(params, "predicate"),
-        dynamicPartitionOverwrite: optionalBoolean(params, "dynamicPartitionOverwrite"),
+        predicate: params.predicate,
+        dynamicPartitionOverwrite: params.dynamicPartitionOverwrite,
       });
       return c.json(writeAnswer(result));
     });
   }
   if (serves.has("restore")) {
-    app.post("/api/v1/tables/:name/restore", async (c) => {
-      const body = await jsonBody(c);
+    app.post(ROUTES.restore.path, validated(ROUTES.restore), async (c) => {
+      const body = c.req.valid("json");
       const result = await restoreTable(c.get("ctx"), c.req.param("name"), {
-        version: optionalInteger(body, "version"),
-        timestamp: optionalTimestamp(body),
-        defaults: defaultsOf(c, body),
+        version: body.version,
+        timestamp: body.timestamp,
+        defaults: defaultsOf(c.req.valid("query"), body),
       });
       return c.json(result);
     });
   }
 }
 
+type CreateRequest = z.output<typeof ROUTES.createTable.body>;
+
 /** Whether a POST /api/v1/tables body asks for more than a plain CREATE TABLE. */
-export function isReplaceRequest(body: Json): boolean {
+export function isReplaceRequest(body: CreateRequest): boolean {
   return body.mode !== undefined || body.rows !== undefined || body.query !== undefined;
 }
 
 /** CTAS / CREATE OR REPLACE / REPLACE through POST /api/v1/tables. */
-export async function createOrReplaceRoute(c: Context<Env>, body: Json) {
+export async function createOrReplaceRoute(
+  c: Context<Env>,
+  body: CreateRequest,
+  query: { catalog?: string; schema?: string },
+) {
   const ctx = c.get("ctx");
-  const mode = (optionalString(body, "mode") ?? "create") as CreationMode;
-  if (!["create", "createOrReplace", "replace"].includes(mode)) {
-    throw siltError("INVALID_REQUEST:CREATE_MODE", { mode });
-  }
-  const query = optionalString(body, "query");
-  if (query !== undefined && (body.rows !== undefined || body.columns !== undefined)) {
+  const { query: text, rows } = body;
+  if (text !== undefined && (rows !== undefined || body.columns !== undefined)) {
     throw siltError("INVALID_REQUEST:QUERY_AND_COLUMNS");
   }
-  if (body.rows !== undefined && !Array.isArray(body.rows)) {
-    throw siltError("INVALID_REQUEST:FIELD_ROWS_ARRAY");
-  }
-  const defaults = defaultsOf(c, body);
-  const rows = body.rows as unknown[] | undefined;
+  const defaults = defaultsOf(query, body);
   const result = await createOrReplaceTable(ctx, {
-    name: requiredString(body, "name"),
+    name: body.name,
     defaults,
-    mode,
-    ifNotExists: optionalBoolean(body, "ifNotExists"),
-    columns: body.columns === undefined ? undefined : columnsOf(body),
-    partitionedBy: optionalStringArray(body, "partitionedBy"),
-    properties: optionalStringMap(body, "properties"),
-    using: optionalString(body, "using"),
-    comment: optionalString(body, "comment"),
+    mode: body.mode ?? "create",
+    ifNotExists: body.ifNotExists,
+    columns: body.columns,
+    partitionedBy: body.partitionedBy,
+    properties: body.properties,
+    using: body.using,
+    comment: body.comment,
     source:
-      query !== undefined
+      text !== undefined
         ? async () => {
             const session = { defaults, conf: {}, now: ctx.clock() };
-            const r = await runQuery(ctx, parseQuery(query), session);
+            const r = await runQuery(ctx, parseQuery(text), session);
             const columns = r.fields.map((f) => {
               if (f.type === "null") {
                 throw siltError("UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE:VOID_COLUMN", {
@@ -152,28 +142,10 @@ export async function createOrReplaceRoute(c: Context<Env>, body: Json) {
   return c.json(result, result.created ? 201 : 200);
 }
 
-async function writeRequest(c: Context<Env>): Promise<{ input: InputRows; params: Json }> {
-  if ((c.req.header("content-type") ?? "").startsWith(ARROW_STREAM)) {
-    return { input: await rowsInput(c), params: c.req.query() };
-  }
-  const body = await jsonBody(c);
-  if (!Array.isArray(body.rows)) {
-    throw siltError("INVALID_REQUEST:FIELD_ROWS_REQUIRED");
-  }
-  return { input: { rows: body.rows }, params: body };
-}
-
 function writeAnswer(result: WriteResult) {
   return {
     version: result.version,
     committed: result.committed,
     metrics: Object.fromEntries(Object.entries(result.metrics).map(([k, v]) => [k, Number(v)])),
   };
-}
-
-function optionalTimestamp(body: Json): string | number | undefined {
-  const v = body.timestamp;
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === "string" || typeof v === "number") return v;
-  throw siltError("INVALID_REQUEST:FIELD_TIMESTAMP");
 }
