@@ -33,8 +33,10 @@ export const FUNCTIONS: Record<Operation, FunctionSpec> = {
     description: "Catalogs and schemas: create, list, drop (CASCADE deletes the tables' files)",
     memorySize: 1024,
     routes: [
-      // Every function answers health; the catalog one loads no table, so it is the cheapest.
+      // Every function answers health and the API's document; the catalog one loads no table,
+      // so it is the cheapest.
       [GET, "/api/v1/health"],
+      [GET, "/api/v1/openapi.json"],
       [POST, "/api/v1/catalogs"],
       [GET, "/api/v1/catalogs"],
       [DELETE, "/api/v1/catalogs/{catalog}"],

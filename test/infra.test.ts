@@ -878,6 +878,9 @@ describe("least-privilege IAM", () => {
   });
 });
 
+/** The routes every function's app serves (lib/api/app.ts registers them before any other). */
+const EVERY_FUNCTION = ["GET /api/v1/health", "GET /api/v1/openapi.json"];
+
 describe("HTTP API", () => {
   it("routes exactly what each operation's Hono routes serve to that operation's function", () => {
     const expected = new Map<string, Operation>();
@@ -886,15 +889,18 @@ describe("HTTP API", () => {
       for (const r of hono.routes) {
         if (r.method === "ALL") continue; // middleware
         const key = `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}")}`;
-        // Health is served by every function; the API sends it to one.
-        if (key === "GET /api/v1/health") continue;
-        expect(expected.has(key), key).toBe(false);
+        // Served by every function; the API sends them to one.
+        if (EVERY_FUNCTION.includes(key)) continue;
+        // A route's request validation is an entry of its own, before its handler.
+        expect(expected.get(key) ?? op, key).toBe(op);
         expected.set(key, op);
       }
     }
     const actual = apiRoutes();
-    expect(actual.get("GET /api/v1/health")).toBe("catalog");
-    actual.delete("GET /api/v1/health");
+    for (const key of EVERY_FUNCTION) {
+      expect(actual.get(key), key).toBe("catalog");
+      actual.delete(key);
+    }
     // A greedy `ANY <prefix>{proxy+}` route stands for every Hono route under its prefix: each
     // of those must be its function's, and no other function may serve (or be routed) anything
     // under that prefix, where API Gateway would send it to either function by specificity.
@@ -929,7 +935,9 @@ describe("HTTP API", () => {
 
   it("sends both Unity Catalog APIs to the unity-catalog function, and nothing else there", () => {
     const hono = createApp({} as SiltContext, { operations: ["unity-catalog"] });
-    const served = hono.routes.filter((r) => r.method !== "ALL" && r.path !== "/api/v1/health");
+    const served = hono.routes.filter(
+      (r) => r.method !== "ALL" && !EVERY_FUNCTION.includes(`${r.method} ${r.path}`),
+    );
     // The legacy API, the Delta API under delta/v1 and the commits API under delta/preview.
     expect(served.length).toBeGreaterThan(30);
     for (const r of served) expect(r.path, r.path).toMatch(/^\/api\/2\.1\/unity-catalog\//);
@@ -1000,7 +1008,7 @@ describe("HTTP API", () => {
   it("requires IAM authorization on every route by default", () => {
     const routes = ofType("AWS::ApiGatewayV2::Route");
     // One per Hono route of /api/v1, and the unity-catalog function's one {proxy+} route.
-    expect(routes).toHaveLength(29);
+    expect(routes).toHaveLength(30);
     for (const [id, route] of routes) {
       expect(route.Properties.AuthorizationType, id).toBe("AWS_IAM");
     }
@@ -1439,7 +1447,7 @@ describe("stack options", () => {
       },
     });
     const routes = Object.values(t.findResources("AWS::ApiGatewayV2::Route"));
-    expect(routes).toHaveLength(29);
+    expect(routes).toHaveLength(30);
     // Requests then run as the token's subject.
     const modes = Object.values(t.findResources("AWS::Lambda::Function")).flatMap(
       (fn) => fn.Properties.Environment?.Variables?.SILT_AUTH ?? [],
