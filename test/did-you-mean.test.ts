@@ -1,9 +1,10 @@
 /**
  * Did-you-mean suggestions (lib/values/did-you-mean.ts): Levenshtein distance between names, the
- * nearest candidates first, and bounded work however long the misspelt name is.
+ * nearest candidates first, bounded work however long the misspelt name is, and a suggestion
+ * only for a plausible typo.
  */
 import { describe, expect, it } from "vitest";
-import { editDistance, nearestNames } from "../lib/values/did-you-mean.ts";
+import { editDistance, likelyMeant, nearestNames } from "../lib/values/did-you-mean.ts";
 
 describe("did-you-mean", () => {
   it("measures edits between names and ranks candidates by them, case-insensitively", () => {
@@ -20,5 +21,14 @@ describe("did-you-mean", () => {
     const huge = `column_number_7_of_the_table${"x".repeat(5_000_000)}`;
     expect(editDistance(huge, candidates[7] as string)).toBe(5_000_000);
     expect(nearestNames(huge, candidates, 1)).toEqual(["column_number_7_of_the_table"]);
+  });
+
+  it("suggests only a candidate within a plausible typo's distance", () => {
+    const known = ["catalog", "schema", "condition"];
+    expect(likelyMeant("condtion", known)).toBe("condition");
+    expect(likelyMeant("SCHEMA", known)).toBe("schema");
+    expect(likelyMeant("where", known)).toBeUndefined();
+    expect(likelyMeant("ab", ["cd"])).toBeUndefined();
+    expect(likelyMeant("x", [])).toBeUndefined();
   });
 });

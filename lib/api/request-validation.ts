@@ -8,7 +8,7 @@ import type { MiddlewareHandler } from "hono";
 import type * as z from "zod";
 import { siltError } from "../errors.ts";
 import type { InputRows } from "../ops/input-rows.ts";
-import { editDistance, nearestNames } from "../values/did-you-mean.ts";
+import { likelyMeant } from "../values/did-you-mean.ts";
 import { ARROW_STREAM, arrowBody, type Env, jsonBody } from "./http.ts";
 import type { RouteSpec } from "./request-schemas.ts";
 
@@ -73,7 +73,7 @@ function problemOf(
   if (issue.code === "unrecognized_keys") {
     const known = knownFields(root, path);
     const field = issue.keys[0] as string;
-    const near = closeName(field, known);
+    const near = likelyMeant(field, known);
     return siltError("INVALID_REQUEST:UNKNOWN_FIELD", {
       field: pathText([...path, field]),
       where,
@@ -106,14 +106,6 @@ function pathText(path: readonly PropertyKey[]): string {
       typeof key === "number" ? `[${key}]` : i === 0 ? String(key) : `.${String(key)}`,
     )
     .join("");
-}
-
-/** A suggestion only for a plausible typo: a name within a third of its length in edits. */
-function closeName(name: string, candidates: readonly string[]): string | undefined {
-  const [nearest] = nearestNames(name, candidates, 1);
-  if (nearest === undefined) return undefined;
-  const limit = Math.max(1, Math.floor(name.length / 3));
-  return editDistance(name.toLowerCase(), nearest.toLowerCase()) <= limit ? nearest : undefined;
 }
 
 /**

@@ -48,3 +48,15 @@ export function nearestNames(name: string, candidates: readonly string[], limit 
     .slice(0, limit)
     .map((x) => x.c);
 }
+
+/**
+ * The candidate `name` is plausibly a typo of, if any: the nearest within a third of its length
+ * in edits (at least one). Further than that a suggestion misleads more than it helps (`where`
+ * is not a misspelt `schema`).
+ */
+export function likelyMeant(name: string, candidates: readonly string[]): string | undefined {
+  const [nearest] = nearestNames(name, candidates, 1);
+  if (nearest === undefined) return undefined;
+  const limit = Math.max(1, Math.floor(name.length / 3));
+  return editDistance(name.toLowerCase(), nearest.toLowerCase()) <= limit ? nearest : undefined;
+}
