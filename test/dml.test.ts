@@ -844,6 +844,7 @@ describe("DELETE and UPDATE error paths leave the table unchanged", () => {
       message:
         "This table is configured to only allow appends. If you would like to permit updates or deletes, use 'ALTER TABLE e.s.ledger SET TBLPROPERTIES (delta.appendOnly=false)'.",
       sqlstate: "42809",
+      message_parameters: { tableName: "e.s.ledger" },
     });
     await failsUnchanged("e.s.ledger", "DELTA_CANNOT_MODIFY_APPEND_ONLY", () =>
       sql("UPDATE e.s.ledger SET v = 'y'"),
