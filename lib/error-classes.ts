@@ -325,7 +325,7 @@ export const ERROR_CLASSES = {
     status: 409,
     sqlstate: "2D521",
     message:
-      "ConcurrentWriteException: A concurrent transaction has written new data since the current transaction read the table {tableName}, {attempts} times in a row (last at version {target}). Please try the operation again.",
+      "ConcurrentWriteException: A concurrent transaction has written new data since the current transaction read the table {tableName}, {attempts} times in a row over {retryingMs} ms (last at version {target}). Please try the operation again.",
   },
   DELTA_CONFLICT_SET_COLUMN: {
     status: 400,

@@ -345,7 +345,6 @@ describe.each(backends)("on $name", (backend) => {
               readVersion,
               actions: [add(`part-w${w}-c${i}.parquet`)],
               clock,
-              maxAttempts: 1_000,
             });
             results.push(r);
             readVersion = r.version;
@@ -497,29 +496,69 @@ describe.each(backends)("on $name", (backend) => {
       expect(ci.txnId).toBe(loser.txnId);
     });
 
-    it("gives up with DELTA_CONCURRENT_WRITE after maxAttempts lost ratifications", async () => {
-      const t = newTable();
-      await create(t);
+    /**
+     * A writer that loses every ratification (the first `losses` of them, when given) to a rival,
+     * on a clock that moves only while it backs off: time passes exactly as the waits say.
+     */
+    const loser = (t: Table, opts: { losses?: number; random?: () => number } = {}) => {
       let latest = 0;
+      let now = 1_000;
+      const waits: number[] = [];
       const steal = async () => {
+        if (opts.losses !== undefined && latest >= opts.losses) return;
         latest = (await commit(t, { readVersion: latest, actions: [add(`s${latest}.parquet`)] }))
           .version;
       };
-      const err = await expectSiltError(
+      const run = (overrides: Overrides = {}) =>
         commit(t, {
           readVersion: 0,
-          actions: [add("never.parquet")],
-          maxAttempts: 3,
-          backoff: { baseMs: 0 },
+          actions: [add("mine.parquet")],
+          clock: () => now,
+          backoff: {
+            random: opts.random ?? (() => 0.5),
+            sleep: async (ms) => {
+              waits.push(ms);
+              now += ms;
+            },
+          },
           hooks: { afterStage: steal },
-        }),
-        "DELTA_CONCURRENT_WRITE",
-      );
+          ...overrides,
+        });
+      return { run, waits };
+    };
+
+    it("keeps retrying past 20 lost ratifications while its time budget lasts", async () => {
+      const t = newTable();
+      await create(t);
+      const { run } = loser(t, { losses: 30 });
+      const result = await run();
+      expect(result).toMatchObject({ version: 31, attempts: 31 });
+      const log = await publishedLog(t);
+      expect(log.get(31)!.text).toContain("mine.parquet");
+    });
+
+    it("gives up with DELTA_CONCURRENT_WRITE once its time budget is spent", async () => {
+      const t = newTable();
+      await create(t);
+      const { run, waits } = loser(t, { random: () => 1 });
+      const err = await expectSiltError(run({ retryBudgetMs: 3_000 }), "DELTA_CONCURRENT_WRITE");
       expect(err.status).toBe(409);
       expect(err.sqlstate).toBe("2D521");
+      // Exponential backoff capped at 1 s; the tenth loss comes 3.27 s after the first.
+      expect(waits).toEqual([10, 20, 40, 80, 160, 320, 640, 1_000, 1_000]);
+      expect(err.message).toContain("10 times in a row over 3270 ms");
       const log = await publishedLog(t);
-      expect([...log.keys()]).toEqual([0, 1, 2, 3]);
-      expect([...log.values()].some((c) => c.text.includes("never.parquet"))).toBe(false);
+      expect([...log.keys()]).toEqual(Array.from({ length: 11 }, (_, i) => i));
+      expect([...log.values()].some((c) => c.text.includes("mine.parquet"))).toBe(false);
+    });
+
+    it("waits a random share (full jitter) of each backoff step", async () => {
+      const t = newTable();
+      await create(t);
+      const shares = [0.5, 0.25, 0];
+      const { run, waits } = loser(t, { losses: 3, random: () => shares.shift()! });
+      expect((await run()).attempts).toBe(4);
+      expect(waits).toEqual([5, 5, 0]);
     });
 
     it("rebases row ids past a concurrent winner's high-water mark", async () => {
@@ -587,7 +626,6 @@ describe.each(backends)("on $name", (backend) => {
               readVersion: 0,
               rowTracking: true,
               actions: [add(p, { rows, baseRowId: 0, defaultRowCommitVersion: 1 }), hwm(rows - 1)],
-              maxAttempts: 1_000,
             });
           }
         }),

@@ -6,7 +6,8 @@
  * 2. If the arbiter is already past the version we read, skip straight to step 7: proposing
  *    readVersion + 1 could only lose.
  * 3. Build the commit for v = base + 1: commitInfo first (inCommitTimestamp = timestamp =
- *    max(clock, previous ICT + 1), Spark's key order, a fresh txnId), then our actions.
+ *    max(clock, previous ICT + 1), Spark's key order, the transaction's txnId: one per
+ *    transaction, every attempt the same, as in Delta), then our actions.
  * 4. Stage it: put-if-absent `<tableRoot>_delta_log/_staged_commits/<v20>.<txnId>.json`. A crash
  *    after this leaves only an orphan file that no reader looks at (VACUUM's job to remove).
  * 5. Ratify: conditional PutItem of (tableId, v). Exactly one writer wins each version.
@@ -17,8 +18,9 @@
  * 7. Lost: read the winners base+1..latest (staged file, or the published one), check each for
  *    conflicts with Delta's rules (conflicts.ts; a conflict throws, having changed nothing a reader
  *    can see), then rebase: base = latest, ICT above the latest winner's, row ids moved above the
- *    winners' high-water mark. Back off (exponential, full jitter) and go to step 3, at most
- *    maxAttempts ratifications in all. Our losing staged files stay behind for VACUUM.
+ *    winners' high-water mark. Back off (exponential, full jitter) and go to step 3, until the
+ *    retry budget (a time, not a count: how often a writer loses depends on how many others
+ *    write, which it cannot know) is spent. Our losing staged files stay behind for VACUUM.
  */
 import { randomUUID } from "node:crypto";
 import {
@@ -101,8 +103,17 @@ export interface CommitRequest {
    */
   readSet?: ReadSet;
   clock?: () => number;
-  /** Ratification attempts before giving up (default 20). */
-  maxAttempts?: number;
+  /**
+   * The transaction's commitInfo.txnId, the same on every attempt; default a fresh UUID. A caller
+   * that must later tell whether the transaction committed (an Idempotency-Key retry) picks it
+   * and finds it on the arbiter's row of the version it won.
+   */
+  txnId?: string;
+  /**
+   * How long (by `clock`, from the first ratification lost) to keep rebasing and retrying before
+   * giving up with DELTA_CONCURRENT_WRITE; default 20 s.
+   */
+  retryBudgetMs?: number;
   /** The table has row tracking: rebases must move fresh row ids and restamp commit versions. */
   rowTracking?: boolean;
   /**
@@ -110,8 +121,16 @@ export interface CommitRequest {
    * when absent (conflicts.ts inferReadHighWaterMark).
    */
   readRowIdHighWaterMark?: number;
-  /** Backoff between lost ratifications: full jitter over min(capMs, baseMs * 2^n). */
-  backoff?: { baseMs?: number; capMs?: number };
+  /**
+   * Backoff between lost ratifications: full jitter, `random()` times min(capMs, baseMs * 2^n),
+   * waited out with `sleep` (both injectable so tests neither wait nor depend on timing).
+   */
+  backoff?: {
+    baseMs?: number;
+    capMs?: number;
+    random?: () => number;
+    sleep?: (ms: number) => Promise<void>;
+  };
   hooks?: CommitHooks;
   /**
    * How the post-commit work (the automatic checkpoint) runs for this commit; what it leaves out
@@ -143,10 +162,10 @@ export interface CommitResult {
   checkpointWritten: boolean;
 }
 
-// 16 writers appending to one table as fast as they can needed up to 12 ratifications for one
-// commit (dynalite, default backoff); 20 keeps that case well clear of giving up while bounding
-// the total backoff below about 13 s, inside an API Gateway request's 29 s.
-const DEFAULT_MAX_ATTEMPTS = 20;
+// A count of 20 attempts ran out for a blind append between two busy processes; a time keeps
+// trying as long as the caller can wait. 20 s leaves the work before the commit some of an API
+// Gateway request's 29 s.
+const DEFAULT_RETRY_BUDGET_MS = 20_000;
 const DEFAULT_BACKOFF_BASE_MS = 10;
 const DEFAULT_BACKOFF_CAP_MS = 1_000;
 
@@ -167,7 +186,8 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
     throw siltError("SILT_COMMIT_INFO_IN_ACTIONS");
   }
   const clock = req.clock ?? Date.now;
-  const maxAttempts = req.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const retryBudgetMs = req.retryBudgetMs ?? DEFAULT_RETRY_BUDGET_MS;
+  const txnId = req.txnId ?? randomUUID();
   const isolationLevel: IsolationLevel =
     req.isolationLevel ?? (given.isolationLevel as IsolationLevel | undefined) ?? "Serializable";
   const tableName = req.tableName ?? tableId;
@@ -200,6 +220,7 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
     ? (req.readRowIdHighWaterMark ?? inferReadHighWaterMark(actions, target))
     : -1;
   let attempts = 0;
+  let firstLostAt: number | undefined;
   // Rows above `base` already read with the latest one (after a lost ratification).
   let newerRows: RatifiedRow[] | undefined;
 
@@ -234,7 +255,6 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
     // Step 3.
     const now = clock();
     const inCommitTimestamp = previousIct === undefined ? now : Math.max(now, previousIct + 1);
-    const txnId = randomUUID();
     const commitInfo = buildCommitInfo(given, {
       inCommitTimestamp,
       readVersion: req.readVersion,
@@ -303,10 +323,12 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
       };
     }
 
-    if (attempts >= maxAttempts) {
-      throw siltError("DELTA_CONCURRENT_WRITE", { tableName, attempts, target });
+    firstLostAt ??= clock();
+    const retryingMs = clock() - firstLostAt;
+    if (retryingMs >= retryBudgetMs) {
+      throw siltError("DELTA_CONCURRENT_WRITE", { tableName, attempts, target, retryingMs });
     }
-    await sleep(backoffMs(attempts, req.backoff));
+    await (req.backoff?.sleep ?? sleep)(backoffMs(attempts, req.backoff));
     // One query yields both the winners to check and the latest version to rebase onto.
     newerRows = await arbiter.range(tableId, base + 1);
     latestRow = newerRows.at(-1) ?? (await arbiter.latest(tableId));
@@ -420,7 +442,7 @@ const maxDefined = (a: number | undefined, b: number | undefined): number | unde
 function backoffMs(lost: number, opts: CommitRequest["backoff"]): number {
   const base = opts?.baseMs ?? DEFAULT_BACKOFF_BASE_MS;
   const cap = opts?.capMs ?? DEFAULT_BACKOFF_CAP_MS;
-  return Math.random() * Math.min(cap, base * 2 ** (lost - 1));
+  return (opts?.random ?? Math.random)() * Math.min(cap, base * 2 ** (lost - 1));
 }
 
 const sleep = (ms: number): Promise<void> =>

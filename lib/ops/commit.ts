@@ -39,7 +39,7 @@ export interface CommitOptions {
   isolationLevel?: IsolationLevel;
   /** Default: whether the snapshot tracks rows. */
   rowTracking?: boolean;
-  maxAttempts?: number;
+  retryBudgetMs?: number;
   backoff?: CommitRequest["backoff"];
   hooks?: CommitHooks;
   /** Post-commit settings of this commit, over the context's (SiltContext.postCommit). */
@@ -98,7 +98,7 @@ function loopOptions(ctx: SiltContext, opts: CommitOptions) {
     store: ctx.store,
     arbiter: ctx.arbiter,
     clock: ctx.clock,
-    maxAttempts: opts.maxAttempts,
+    retryBudgetMs: opts.retryBudgetMs,
     backoff: opts.backoff,
     hooks: opts.hooks,
     postCommit: { ...ctx.postCommit, ...opts.postCommit },
