@@ -33,6 +33,10 @@ export function createApiFunctions(
 ): Record<Operation, nodejs.NodejsFunction> {
   const { POST, DELETE } = apigw.HttpMethod;
   const created = {} as Record<Operation, nodejs.NodejsFunction>;
+  // HTTP APIs stop waiting for an integration after 30 s and cannot be configured longer;
+  // ending first means a slow request is recorded as a function timeout (and alarmed on)
+  // rather than running on unseen after the caller got a 503.
+  const timeout = Duration.seconds(29);
   for (const [operation, spec] of Object.entries(FUNCTIONS) as [Operation, FunctionSpec][]) {
     // The Idempotency-Key middleware handles POST and DELETE requests only.
     const mutating =
@@ -41,16 +45,15 @@ export function createApiFunctions(
       ...functions.tableEnvironment(),
       // Each request runs as the caller the authorizer names (lib/auth/principal.ts).
       SILT_AUTH: auth.type,
+      // What long work (OPTIMIZE's default budget) and Idempotency-Key claims fit into.
+      SILT_REQUEST_TIMEOUT_MS: String(timeout.toMilliseconds()),
       ...(mutating ? { SILT_IDEMPOTENCY_TABLE: storage.idempotencyTable.tableName } : {}),
     };
     const { fn, role } = functions.add(constructName(operation), {
       operation,
       description: spec.description,
       memorySize: spec.memorySize,
-      // HTTP APIs stop waiting for an integration after 30 s and cannot be configured longer;
-      // ending first means a slow request is recorded as a function timeout (and alarmed on)
-      // rather than running on unseen after the caller got a 503.
-      timeout: Duration.seconds(29),
+      timeout,
       environment,
       access: spec,
       errorsMeaning:

@@ -38,6 +38,18 @@ export interface SiltContext {
   enforcePrivileges?: boolean;
   /** Issues storage credentials scoped to one table; absent where none are configured. */
   tableCredentials?: TableCredentialVendor;
+  /**
+   * The longest one request may run before its function is stopped (the Lambda timeout, which
+   * the stack passes as SILT_REQUEST_TIMEOUT_MS); unset where nothing stops it (the local
+   * server). Long work sizes itself to fit (optimizeTimeBudgetMs) and an Idempotency-Key claim
+   * lasts no longer (lib/kv/idempotency-store.ts).
+   */
+  requestTimeoutMs?: number;
+  /**
+   * The time budget of an OPTIMIZE request that gives none (lib/api/routes-maintenance.ts):
+   * unset, no budget. The context factory derives it from requestTimeoutMs.
+   */
+  optimizeTimeBudgetMs?: number;
   /** Where Idempotency-Key records live; without it the header is ignored. */
   idempotency?: IdempotencyStore;
   /**

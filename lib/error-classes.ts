@@ -1304,6 +1304,8 @@ export const ERROR_CLASSES = {
       SERVE_AUTH_MODE:
         "SILT_AUTH for silt serve must be none or token (got {mode}); iam and jwt are for the deployed API.",
       VARIABLE_NOT_SET: "Environment variable {name} is not set.",
+      NOT_MILLISECONDS:
+        "Environment variable {name} must be a whole number of milliseconds above 0 (got {value}).",
     },
   },
   SILT_READ_VERSION_AHEAD: {

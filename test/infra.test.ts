@@ -468,9 +468,15 @@ describe("functions", () => {
     // The functions that vend table credentials learn the roles they assume for it.
     const vendors = new Set<Operation>(["credentials", "unity-catalog"]);
     for (const op of OPERATIONS) {
-      const env = (props(logicalId(stack.functions[op])).Environment as Json).Variables as Json;
-      // HTTP functions run each request as the caller the IAM authorizer names.
-      const httpEnv = { ...tableEnv, SILT_AUTH: "iam" };
+      const fn = props(logicalId(stack.functions[op]));
+      const env = (fn.Environment as Json).Variables as Json;
+      // HTTP functions run each request as the caller the IAM authorizer names, and learn the
+      // timeout their long work and Idempotency-Key claims must fit into.
+      const httpEnv = {
+        ...tableEnv,
+        SILT_AUTH: "iam",
+        SILT_REQUEST_TIMEOUT_MS: String((fn.Timeout as number) * 1000),
+      };
       expect(env, op).toEqual({
         ...httpEnv,
         ...(withoutIdempotency.has(op)

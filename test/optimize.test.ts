@@ -6,11 +6,13 @@
  * (commits around it) and a concurrent DELETE of a compacted file (fails cleanly).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../lib/api/app.ts";
 import type { SiltContext } from "../lib/context.ts";
 import { type AddFile, commitFileName, parseActions } from "../lib/delta/actions.ts";
 import { physicalName } from "../lib/delta/column-mapping.ts";
 import { openTable } from "../lib/ops/open-table.ts";
 import { optimizeTable } from "../lib/ops/optimize.ts";
+import { buildContext } from "../lib/runtime/context-factory.ts";
 import { type SiltHarness, startSilt } from "./helpers/silt-harness.ts";
 import { sqlClient } from "./helpers/sql-client.ts";
 import { hookedStore, once } from "./helpers/store-hooks.ts";
@@ -191,6 +193,49 @@ describe("OPTIMIZE", () => {
     expect(await rows("inc")).toEqual(rowsBefore);
     const ops = (await history("inc")).map((h) => h.operation);
     expect(ops.slice(0, 2)).toEqual(["OPTIMIZE", "OPTIMIZE"]);
+  });
+
+  it("over HTTP without a budget, fits the request's timeout: commits the bins done, complete false", async () => {
+    await ok("CREATE TABLE dflt (id INT, p STRING) USING DELTA PARTITIONED BY (p)");
+    for (let i = 0; i < 2; i++) {
+      await ok(`INSERT INTO dflt VALUES (${i}, 'a'), (${i + 10}, 'b'), (${i + 20}, 'c')`);
+    }
+    const rowsBefore = await rows("dflt");
+    // A deployed function's context: the factory derives OPTIMIZE's budget from its timeout.
+    const deployed = await buildContext({
+      store: silt.ctx.store,
+      storageRootUri: silt.ctx.storageRootUri,
+      memory: true,
+      requestTimeoutMs: 29_000,
+    });
+    expect(deployed.optimizeTimeBudgetMs).toBe(14_500);
+    // Each bin's upload takes 10 s on this clock: the second bin ends past the budget.
+    let now = Date.UTC(2026, 0, 1);
+    const app = createApp({
+      ...silt.ctx,
+      optimizeTimeBudgetMs: deployed.optimizeTimeBudgetMs,
+      clock: () => now,
+      store: hookedStore(silt.ctx.store, async (key) => {
+        if (key.endsWith(".parquet")) now += 10_000;
+      }),
+    });
+    const call = async () => {
+      const res = await app.request("http://silt.test/api/v1/tables/oc.s.dflt/optimize", {
+        method: "POST",
+        body: "{}",
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as { committed: boolean; complete: boolean; metrics: object };
+    };
+    const first = await call();
+    expect(first).toMatchObject({ committed: true, complete: false });
+    expect(first.metrics).toMatchObject({ numFilesRemoved: 4, partitionsOptimized: 2 });
+    expect(await files("dflt")).toHaveLength(4);
+    expect(await rows("dflt")).toEqual(rowsBefore);
+    const second = await call();
+    expect(second).toMatchObject({ committed: true, complete: true });
+    expect(await files("dflt")).toHaveLength(3);
+    expect(await rows("dflt")).toEqual(rowsBefore);
   });
 
   it("REORG TABLE … APPLY (PURGE) rewrites only the files with deletion vectors", async () => {

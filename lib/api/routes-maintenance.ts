@@ -1,7 +1,10 @@
 /**
  * Typed routes of table maintenance (README "Maintenance: OPTIMIZE and VACUUM"):
  *
- * - POST /api/v1/tables/{name}/optimize  `{where?, zorderBy?, timeBudgetMs?}`: OPTIMIZE t …
+ * - POST /api/v1/tables/{name}/optimize  `{where?, zorderBy?, timeBudgetMs?}`: OPTIMIZE t …;
+ *   without `timeBudgetMs` the context's budget (SiltContext.optimizeTimeBudgetMs), so that a
+ *   deployed request commits the bins it finished (`complete: false`, call again) before its
+ *   function's timeout would throw all of them away
  * - POST /api/v1/tables/{name}/vacuum    `{retainHours?, dryRun?, mode?, conf?}`: VACUUM t …
  *
  * `where` is Spark SQL text over partition columns; `mode` is "lite" or "full"; `conf` carries
@@ -21,11 +24,12 @@ export function registerMaintenanceRoutes(app: Hono<Env>, serves: ReadonlySet<Op
   if (serves.has("optimize")) {
     app.post(ROUTES.optimize.path, validated(ROUTES.optimize), async (c) => {
       const body = c.req.valid("json");
-      const result = await optimizeTable(c.get("ctx"), c.req.param("name"), {
+      const ctx = c.get("ctx");
+      const result = await optimizeTable(ctx, c.req.param("name"), {
         defaults: defaultsOf(c.req.valid("query"), body),
         where: body.where === undefined ? undefined : parseExpression(body.where),
         zorderBy: body.zorderBy,
-        timeBudgetMs: body.timeBudgetMs,
+        timeBudgetMs: body.timeBudgetMs ?? ctx.optimizeTimeBudgetMs,
       });
       return c.json({
         version: result.version,

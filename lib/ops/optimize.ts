@@ -59,8 +59,9 @@ export interface OptimizeRequest {
   where?: Expr;
   zorderBy?: string[];
   /**
-   * Stop starting new bins once this many milliseconds have passed (at least one bin runs): the
-   * bins done commit, the rest wait for the next run, which finds them still small.
+   * Stop starting new bins once this many milliseconds (by the context's clock) have passed (at
+   * least one bin runs): the bins done commit, the rest wait for the next run, which finds them
+   * still small.
    */
   timeBudgetMs?: number;
   /** REORG … APPLY (PURGE): rewrite the files with deletion vectors only. */
@@ -107,6 +108,7 @@ export async function optimizeTable(
   req: OptimizeRequest = {},
 ): Promise<OptimizeResult> {
   const started = performance.now();
+  const startedAt = ctx.clock();
   // Step 1.
   const t = await openTable(ctx, name, { defaults: req.defaults, access: "write" });
   const rowTracking = checkWriteProtocol(t.snapshot.protocol, t.snapshot.metadata);
@@ -191,7 +193,8 @@ export async function optimizeTable(
   let hwm = target.hwm;
   const nowMs = ctx.clock();
   for (const { partition, files: bin } of bins) {
-    if (done.length > 0 && req.timeBudgetMs !== undefined && elapsed(started) >= req.timeBudgetMs) {
+    const spent = ctx.clock() - startedAt;
+    if (done.length > 0 && req.timeBudgetMs !== undefined && spent >= req.timeBudgetMs) {
       break;
     }
     done.push({ partition, files: bin });

@@ -35,7 +35,17 @@ interface CommonParts {
   clock?: () => number;
   /** How commits made with the context run their post-commit work (SiltContext.postCommit). */
   postCommit?: Partial<PostCommitConfig>;
+  /** SiltContext.requestTimeoutMs: the function's timeout; unset when nothing stops a request. */
+  requestTimeoutMs?: number;
+  /** SiltContext.optimizeTimeBudgetMs; default half of requestTimeoutMs. */
+  optimizeTimeBudgetMs?: number;
 }
+
+/**
+ * The rest of a request's time goes to the bin in flight when the budget runs out (one bin is up
+ * to delta.targetFileSize of Parquet read, rewritten and uploaded) and to the commit.
+ */
+const OPTIMIZE_SHARE_OF_TIMEOUT = 0.5;
 
 export interface DynamoContextParts extends CommonParts {
   memory?: false;
@@ -96,6 +106,12 @@ export async function buildContext(parts: ContextParts): Promise<SiltContext> {
     principal: parts.principal ?? "silt",
     tableCredentials: parts.tableCredentials,
     postCommit: parts.postCommit,
+    requestTimeoutMs: parts.requestTimeoutMs,
+    optimizeTimeBudgetMs:
+      parts.optimizeTimeBudgetMs ??
+      (parts.requestTimeoutMs === undefined
+        ? undefined
+        : Math.floor(parts.requestTimeoutMs * OPTIMIZE_SHARE_OF_TIMEOUT)),
     idempotency:
       tables.idempotency === undefined
         ? undefined

@@ -28,3 +28,14 @@ export function postCommitMode(env: NodeJS.ProcessEnv): PostCommitMode {
   }
   return mode;
 }
+
+/** An optional duration in milliseconds (SILT_REQUEST_TIMEOUT_MS…): unset or empty is undefined. */
+export function optionalMilliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === "") return undefined;
+  const ms = Number(value);
+  if (!Number.isSafeInteger(ms) || ms <= 0 || !/^\d+$/.test(value)) {
+    throw siltError("SILT_MISCONFIGURED:NOT_MILLISECONDS", { name, value: JSON.stringify(value) });
+  }
+  return ms;
+}

@@ -15,7 +15,7 @@ import type { SiltContext } from "../context.ts";
 import { jsonLogger } from "../logger.ts";
 import { S3ObjectStore } from "../storage/s3-store.ts";
 import { buildContext } from "./context-factory.ts";
-import { postCommitMode, required } from "./env.ts";
+import { optionalMilliseconds, postCommitMode, required } from "./env.ts";
 import { withInvocation } from "./invocation.ts";
 
 let context: Promise<SiltContext> | undefined;
@@ -23,7 +23,8 @@ let context: Promise<SiltContext> | undefined;
 /**
  * The context for this container, from SILT_BUCKET, SILT_COMMITS_TABLE, SILT_CATALOG_TABLE (and,
  * where credentials are vended, SILT_TABLE_ACCESS_ROLE_ARN for READ and SILT_TABLE_WRITE_ROLE_ARN
- * for READ_WRITE; SILT_POST_COMMIT for how commits checkpoint). Its principal is the service's own:
+ * for READ_WRITE; SILT_POST_COMMIT for how commits checkpoint; SILT_REQUEST_TIMEOUT_MS, the
+ * function's timeout, and SILT_OPTIMIZE_TIME_BUDGET_MS, OPTIMIZE's default budget). Its principal is the service's own:
  * system callers run as it, without privilege checks; HTTP requests derive their own.
  */
 export function contextFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<SiltContext> {
@@ -49,6 +50,8 @@ export function contextFromEnv(env: NodeJS.ProcessEnv = process.env): Promise<Si
       logger: jsonLogger({ service: "silt", function: env.AWS_LAMBDA_FUNCTION_NAME }),
       principal: env.SILT_PRINCIPAL ?? "silt",
       postCommit: { mode: postCommitMode(env) },
+      requestTimeoutMs: optionalMilliseconds(env, "SILT_REQUEST_TIMEOUT_MS"),
+      optimizeTimeBudgetMs: optionalMilliseconds(env, "SILT_OPTIMIZE_TIME_BUDGET_MS"),
       tableCredentials:
         roleArn === undefined
           ? undefined
