@@ -7,7 +7,7 @@ import type { Catalog } from "./catalog/catalog-store.ts";
 import type { GrantStore } from "./catalog/grants.ts";
 import type { CommitArbiter } from "./commit/arbiter.ts";
 import type { PostCommitConfig } from "./commit/post-commit.ts";
-import type { IdempotencyStore } from "./kv/idempotency-store.ts";
+import type { CommitIntent, IdempotencyStore } from "./kv/idempotency-store.ts";
 import type { Logger } from "./logger.ts";
 import type { ObjectStore } from "./storage/object-store.ts";
 import type { TableCredentialVendor } from "./storage/prefix-credentials.ts";
@@ -52,6 +52,13 @@ export interface SiltContext {
   optimizeTimeBudgetMs?: number;
   /** Where Idempotency-Key records live; without it the header is ignored. */
   idempotency?: IdempotencyStore;
+  /**
+   * Set on the context of a request run under an Idempotency-Key (lib/api/idempotency.ts): the
+   * commit builder (lib/ops/commit.ts) calls it before each commit for the txnId the commit
+   * carries, which it first records, so a retry after this run dies can tell from the arbiter
+   * whether the commit landed. It throws when the run no longer holds its key.
+   */
+  commitTxnId?: (commit: Omit<CommitIntent, "txnId">) => Promise<string>;
   /**
    * How commits made with this context run their post-commit work (automatic checkpoints: await,
    * background or off; logger; checkpoint options). Unset fields take the defaults

@@ -2,8 +2,11 @@
  * Idempotency-Key through the real HTTP app, with the records in DynamoDB (dynalite) and, once
  * more, in the in-memory store: a retried request
  * replays the first response and commits once, a different request under the same key is
- * refused, a duplicate arriving while the first runs gets 409, failures release the key, and
- * requests without the header behave as before.
+ * refused, a duplicate arriving while the first runs gets 409, failures release the key, a run
+ * that died (faults injected into its idempotency store: it stops before it records its answer,
+ * or before it can release the key) holds the key only for its lease, after which a retry
+ * answers the commit that landed or runs the request, and requests without the header behave as
+ * before.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
@@ -13,16 +16,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../lib/api/app.ts";
 import { REPLAYED_HEADER, requestFingerprint, scopedKey } from "../lib/api/idempotency.ts";
 import type { SiltContext } from "../lib/context.ts";
+import type { IdempotencyStore } from "../lib/kv/idempotency-store.ts";
 import { silentLogger } from "../lib/logger.ts";
 import { buildContext } from "../lib/runtime/context-factory.ts";
 import { LocalObjectStore } from "../lib/storage/local-store.ts";
 import { itemStoreBackends } from "./helpers/item-stores.ts";
+import { hookedStore } from "./helpers/store-hooks.ts";
 
 const backends = itemStoreBackends();
 let dir: string;
 let ctx: SiltContext;
 let app: ReturnType<typeof createApp>;
 let now: number;
+/** The function's timeout, which is also the claim's lease. */
+const LEASE_MS = 29_000;
 
 async function call(method: string, url: string, body?: unknown, key?: string) {
   const headers: Record<string, string> = { "content-type": "application/json" };
@@ -32,7 +39,11 @@ async function call(method: string, url: string, body?: unknown, key?: string) {
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const parsed = (await res.json()) as { error_class?: string; rows?: unknown[][] };
+  const parsed = (await res.json()) as {
+    error_class?: string;
+    rows?: unknown[][];
+    recovered?: boolean;
+  };
   return { status: res.status, body: parsed, headers: res.headers };
 }
 const history = async (table: string) =>
@@ -54,6 +65,7 @@ describe.each(backends)("Idempotency-Key on $name", (backend) => {
       logger: silentLogger,
       principal: "tester",
       clock: () => now,
+      requestTimeoutMs: LEASE_MS,
     };
     if (backend.name === "memory") {
       ctx = await buildContext({ ...common, memory: true, idempotency: true });
@@ -114,13 +126,14 @@ describe.each(backends)("Idempotency-Key on $name", (backend) => {
       "",
       new TextEncoder().encode(JSON.stringify(body)),
     );
-    expect((await first.claim(key, fingerprint)).kind).toBe("claimed");
+    const claim = await first.claim(key, fingerprint);
+    if (claim.kind !== "claimed") throw new Error(`claim: ${claim.kind}`);
     const dup = await call("POST", route, body, "k-busy");
     expect(dup.status).toBe(409);
     expect(dup.body.error_class).toBe("IDEMPOTENCY_REQUEST_IN_PROGRESS");
     expect((await history("idem.s.t"))[0]!.version).toBe(before);
     // A failure of the first releases the key; the retry then runs.
-    await first.release(key);
+    await first.release(key, claim.claimId);
     expect((await call("POST", route, body, "k-busy")).status).toBe(200);
     expect((await history("idem.s.t"))[0]!.version).toBe(before + 1);
   });
@@ -141,6 +154,95 @@ describe.each(backends)("Idempotency-Key on $name", (backend) => {
     now += 24 * 60 * 60 * 1000 + 1000;
     expect((await call("POST", "/api/v1/tables/idem.s.t/insert", body, "k-old")).status).toBe(200);
     expect((await history("idem.s.t"))[0]!.version).toBe(before + 2);
+  });
+
+  describe("after a run died mid-flight", () => {
+    const route = "/api/v1/tables/idem.s.t/insert";
+    /** The idempotency store of a process killed at `at`: that call and nothing after lands. */
+    const dying = (at: "complete" | "release"): IdempotencyStore => {
+      const store = ctx.idempotency!;
+      const killed = () => Promise.reject(new Error(`killed before ${at}`));
+      return Object.assign(Object.create(store) as IdempotencyStore, {
+        [at]: killed,
+        ...(at === "release" ? {} : { release: killed }),
+      });
+    };
+    const callWith = async (c: SiltContext, body: unknown, key: string) =>
+      createApp(c).request(`http://silt.test${route}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "idempotency-key": key },
+        body: JSON.stringify(body),
+      });
+    const tableRows = async () =>
+      ((await call("GET", "/api/v1/tables/idem.s.t/rows")).body.rows ?? []).map((r) => r[0]);
+
+    it("after it committed: holds the key for its lease, then answers the commit and records it", async () => {
+      const body = { rows: [{ id: 100 }] };
+      const before = (await history("idem.s.t"))[0]!.version;
+      // Killed between its commit and recording the answer.
+      const dead = await callWith({ ...ctx, idempotency: dying("complete") }, body, "k-dead-1");
+      expect(dead.status).toBe(500);
+      expect((await history("idem.s.t"))[0]!.version).toBe(before + 1);
+      // Within the lease the run might still be alive.
+      now += LEASE_MS - 1;
+      const early = await call("POST", route, body, "k-dead-1");
+      expect(early.status).toBe(409);
+      expect(early.body.error_class).toBe("IDEMPOTENCY_REQUEST_IN_PROGRESS");
+      now += 2;
+      const retry = await call("POST", route, body, "k-dead-1");
+      expect(retry.status).toBe(200);
+      expect(retry.body).toMatchObject({
+        version: before + 1,
+        committed: true,
+        operation: "WRITE",
+        recovered: true,
+      });
+      expect(retry.headers.get(REPLAYED_HEADER)).toBe("true");
+      // Once: no second commit, and the answer is now the record's.
+      const again = await call("POST", route, body, "k-dead-1");
+      expect(again.body).toEqual(retry.body);
+      expect((await history("idem.s.t"))[0]!.version).toBe(before + 1);
+      expect((await tableRows()).filter((id) => id === 100)).toHaveLength(1);
+    });
+
+    it("before it committed: after its lease a retry runs the request, once", async () => {
+      const body = { rows: [{ id: 200 }] };
+      const before = (await history("idem.s.t"))[0]!.version;
+      // Killed after it recorded the commit it began and before ratifying it.
+      const stagedFails: SiltContext = {
+        ...ctx,
+        idempotency: dying("release"),
+        store: hookedStore(ctx.store, async (key) => {
+          if (key.includes("_staged_commits/")) throw new Error("killed before staging");
+        }),
+      };
+      expect((await callWith(stagedFails, body, "k-dead-2")).status).toBe(500);
+      expect((await history("idem.s.t"))[0]!.version).toBe(before);
+      now += LEASE_MS + 1;
+      const retry = await call("POST", route, body, "k-dead-2");
+      expect(retry.status).toBe(200);
+      expect(retry.body.recovered).toBeUndefined();
+      expect(retry.headers.get(REPLAYED_HEADER)).toBeNull();
+      expect((await history("idem.s.t"))[0]!.version).toBe(before + 1);
+      expect((await call("POST", route, body, "k-dead-2")).headers.get(REPLAYED_HEADER)).toBe(
+        "true",
+      );
+      expect((await history("idem.s.t"))[0]!.version).toBe(before + 1);
+      expect((await tableRows()).filter((id) => id === 200)).toHaveLength(1);
+    });
+
+    it("lets one retry take an abandoned key over; the old run can no longer commit under it", async () => {
+      const store = ctx.idempotency!;
+      const key = scopedKey("tester", "POST", route, "k-dead-3");
+      const old = await store.claim(key, "fp");
+      if (old.kind !== "claimed") throw new Error(`claim: ${old.kind}`);
+      now += LEASE_MS + 1;
+      const [a, b] = await Promise.all([store.claim(key, "fp"), store.claim(key, "fp")]);
+      expect([a.kind, b.kind].sort()).toEqual(["inProgress", "takenOver"]);
+      expect(
+        await store.recordCommit(key, old.claimId, { tableId: "t", readVersion: 0, txnId: "x" }),
+      ).toBe(false);
+    });
   });
 
   it("leaves requests without the header, and GETs, alone", async () => {

@@ -14,6 +14,8 @@
  * 4. An operation whose commit leaves the table with other properties or protocol (ALTER, REPLACE)
  *    says so through the options.
  * 5. Creating a table (`commitNewTable`) has no snapshot: read version -1, high-water mark -1.
+ * 6. A request run under an Idempotency-Key has the context name the commit's txnId
+ *    (SiltContext.commitTxnId), which it records first so a retry can find the commit.
  */
 import type { TableEntry } from "../catalog/catalog-store.ts";
 import type { QualifiedName } from "../catalog/names.ts";
@@ -47,7 +49,7 @@ export interface CommitOptions {
 }
 
 /** Commits `actions` on the table `t` was opened at (module comment, steps 1–4). */
-export function commit(
+export async function commit(
   ctx: SiltContext,
   t: OpenTable,
   operation: Operation,
@@ -59,6 +61,7 @@ export function commit(
   const rowTracking = opts.rowTracking ?? rowTrackingEnabled(snapshot.protocol, snapshot.metadata);
   return commitTransaction({
     ...loopOptions(ctx, opts),
+    txnId: await ctx.commitTxnId?.({ tableId: t.entry.tableId, readVersion }),
     tableId: t.entry.tableId,
     tableRoot: t.entry.location,
     tableName: displayName(t.name),
@@ -73,7 +76,7 @@ export function commit(
 }
 
 /** Commits version 0 of a table the catalog has reserved (module comment, step 5). */
-export function commitNewTable(
+export async function commitNewTable(
   ctx: SiltContext,
   table: { name: QualifiedName; entry: TableEntry },
   operation: Operation,
@@ -82,6 +85,7 @@ export function commitNewTable(
 ): Promise<CommitResult> {
   return commitTransaction({
     ...loopOptions(ctx, opts),
+    txnId: await ctx.commitTxnId?.({ tableId: table.entry.tableId, readVersion: -1 }),
     tableId: table.entry.tableId,
     tableRoot: table.entry.location,
     tableName: displayName(table.name),

@@ -115,6 +115,6 @@ export async function buildContext(parts: ContextParts): Promise<SiltContext> {
     idempotency:
       tables.idempotency === undefined
         ? undefined
-        : new IdempotencyStore(tables.idempotency, clock),
+        : new IdempotencyStore(tables.idempotency, clock, parts.requestTimeoutMs),
   };
 }
