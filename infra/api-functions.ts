@@ -15,6 +15,9 @@ import type { SiltAuth } from "./http-api.ts";
 import type { LambdaFunctions } from "./lambda-functions.ts";
 import type { Storage } from "./storage.ts";
 
+/** Per operation: executions to reserve, or null for none (see createApiFunctions). */
+export type ReservedConcurrency = Partial<Record<Operation, number | null>>;
+
 /**
  * Claim (PutItem), read a lost claim (GetItem), complete (UpdateItem), release (DeleteItem):
  * lib/api/idempotency.ts, for POST and DELETE requests that carry an Idempotency-Key.
@@ -26,10 +29,15 @@ const IDEMPOTENCY_ACTIONS: readonly DynamoAction[] = [
   "DeleteItem",
 ];
 
+/**
+ * `reservedConcurrency` overrides FUNCTIONS' reserved concurrency per operation: a number
+ * reserves that many executions, null removes the table's reservation.
+ */
 export function createApiFunctions(
   functions: LambdaFunctions,
   storage: Storage,
   auth: SiltAuth,
+  reservedConcurrency: ReservedConcurrency = {},
 ): Record<Operation, nodejs.NodejsFunction> {
   const { POST, DELETE } = apigw.HttpMethod;
   const created = {} as Record<Operation, nodejs.NodejsFunction>;
@@ -59,6 +67,10 @@ export function createApiFunctions(
       errorsMeaning:
         "invocations failed (unhandled error, timeout or start-up failure; handled errors " +
         "become HTTP responses and show in the API 5xx alarm)",
+      reservedConcurrentExecutions:
+        (operation in reservedConcurrency
+          ? reservedConcurrency[operation]
+          : spec.reservedConcurrency) ?? undefined,
     });
     if (mutating) {
       role.addToPrincipalPolicy(

@@ -11,6 +11,11 @@ export interface FunctionSpec extends AccessSpec {
   description: string;
   memorySize: number;
   routes: ReadonlyArray<readonly [apigw.HttpMethod, string]>;
+  /**
+   * Executions kept for this function and never exceeded (Lambda reserved concurrency); unset,
+   * the account's unreserved pool. Stack props / `silt:reservedConcurrency` override it.
+   */
+  reservedConcurrency?: number;
   /** Whether Idempotency-Key records apply; default when it serves POST or DELETE. */
   idempotent?: boolean;
   /**
@@ -179,6 +184,9 @@ export const FUNCTIONS: Record<Operation, FunctionSpec> = {
     // One bin (delta.targetFileSize, 128 MiB of Parquet by default) is held as Arrow data,
     // several times its Parquet size, plus the Z-order keys.
     memorySize: 3008,
+    // Each run rewrites a table's small files: more at once only conflict with each other (and
+    // hold 3 GB each), so a few keep a burst of callers from starving the account's pool.
+    reservedConcurrency: 2,
     routes: [[POST, "/api/v1/tables/{name}/optimize"]],
     // Reads the files it compacts and writes the new ones; the old ones stay for VACUUM.
     s3: { read: true, write: "table", delete: false },
@@ -188,6 +196,8 @@ export const FUNCTIONS: Record<Operation, FunctionSpec> = {
   vacuum: {
     description: "VACUUM: deletes files no version within the retention references",
     memorySize: 1024,
+    // Lists and deletes a table's files; a second at once on one table only repeats the work.
+    reservedConcurrency: 2,
     routes: [[POST, "/api/v1/tables/{name}/vacuum"]],
     // Lists the table (ListBucket), HEADs tombstoned files, deletes; writes only the VACUUM
     // START / END commits into _delta_log/.

@@ -1,7 +1,7 @@
 /**
  * The HTTP API in front of the operation functions: an authorizer on every route (IAM or JWT),
- * each route to the function of the operation FUNCTIONS gives it, an access-logged default
- * stage, and an alarm on 5xx answers.
+ * each route to the function of the operation FUNCTIONS gives it, an access-logged and throttled
+ * default stage, and an alarm on 5xx answers.
  */
 import {
   aws_apigatewayv2 as apigw,
@@ -39,6 +39,8 @@ export class HttpApi {
       functions: Record<Operation, nodejs.NodejsFunction>;
       logRetention: logs.RetentionDays;
       alarms: Alarms;
+      /** Requests per second the default stage admits, steady (rateLimit) and in bursts. */
+      throttle: Required<apigw.ThrottleSettings>;
     },
   ) {
     const { auth } = opts;
@@ -62,6 +64,9 @@ export class HttpApi {
       httpApi: this.api,
       stageName: "$default",
       autoDeploy: true,
+      // Beyond it callers get 429 before any function runs, instead of every commit of a burst
+      // contending for the same tables and DynamoDB partitions.
+      throttle: opts.throttle,
       accessLogSettings: {
         destination: new apigw.LogGroupLogDestination(accessLogGroup),
         // Who called what and how it ended; never headers or bodies, which carry table data.

@@ -12,9 +12,16 @@
  *   silt:alarmTopicArn       SNS topic the alarms notify
  *   silt:maintenanceSchedule EventBridge schedule expression of the maintenance run
  *                            (default "rate(1 hour)", e.g. "cron(0 3 * * ? *)")
+ *   silt:reservedConcurrency per operation, e.g. "optimize=4,insert=50,vacuum=none": executions
+ *                            reserved for its function ("none": no reservation)
+ *   silt:throttleRateLimit   requests per second the HTTP API admits, steady (default 100)
+ *   silt:throttleBurstLimit  … and in bursts (default 200)
  */
 import { type App, Aspects } from "aws-cdk-lib";
 import { AwsSolutionsChecks } from "cdk-nag";
+import { OPERATIONS, type Operation } from "../lib/api/operations.ts";
+import { nearestNames } from "../lib/values/did-you-mean.ts";
+import type { ReservedConcurrency } from "./api-functions.ts";
 import type { SiltAuth } from "./http-api.ts";
 import { SiltStack } from "./silt-stack.ts";
 
@@ -23,6 +30,11 @@ export function defineSiltApp(app: App): SiltStack {
   const text = (key: string): string | undefined => {
     const value: unknown = app.node.tryGetContext(key);
     return value === undefined || value === null ? undefined : String(value);
+  };
+
+  const count = (key: string): number | undefined => {
+    const value = text(key);
+    return value === undefined ? undefined : wholeNumber(key, value);
   };
 
   const issuer = text("silt:jwtIssuer");
@@ -49,5 +61,38 @@ export function defineSiltApp(app: App): SiltStack {
     storagePrefix: text("silt:storagePrefix"),
     alarmTopicArn: text("silt:alarmTopicArn"),
     maintenanceSchedule: text("silt:maintenanceSchedule"),
+    reservedConcurrency: reservedConcurrencyOf(text("silt:reservedConcurrency")),
+    throttle: {
+      rateLimit: count("silt:throttleRateLimit"),
+      burstLimit: count("silt:throttleBurstLimit"),
+    },
   });
+}
+
+/** `op=n,op=none,…` (silt:reservedConcurrency); a mistake stops the synth, naming it. */
+function reservedConcurrencyOf(value: string | undefined): ReservedConcurrency {
+  const out: ReservedConcurrency = {};
+  for (const entry of (value ?? "").split(",")) {
+    if (entry.trim() === "") continue;
+    const [name = "", count = ""] = entry.split("=").map((p) => p.trim());
+    const operation = OPERATIONS.find((op) => op === name);
+    if (operation === undefined) {
+      const near = nearestNames(name, OPERATIONS);
+      throw new Error(
+        `silt:reservedConcurrency: no operation ${JSON.stringify(name)}` +
+          (near.length > 0 ? `; did you mean ${near.join(", ")}?` : "") +
+          ` Entries are operation=count or operation=none (operations: ${OPERATIONS.join(", ")}).`,
+      );
+    }
+    (out as Record<Operation, number | null>)[operation] =
+      count === "none" ? null : wholeNumber(`silt:reservedConcurrency ${operation}`, count);
+  }
+  return out;
+}
+
+function wholeNumber(key: string, value: string): number {
+  if (!/^\d+$/.test(value)) {
+    throw new Error(`${key} must be a whole number (got ${JSON.stringify(value)}).`);
+  }
+  return Number(value);
 }

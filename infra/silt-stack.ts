@@ -30,7 +30,7 @@ import {
 import type { Construct } from "constructs";
 import type { Operation } from "../lib/api/operations.ts";
 import { Alarms } from "./alarms.ts";
-import { createApiFunctions } from "./api-functions.ts";
+import { createApiFunctions, type ReservedConcurrency } from "./api-functions.ts";
 import { CredentialVending } from "./credential-vending.ts";
 import { FUNCTIONS } from "./functions-table.ts";
 import { HttpApi, type SiltAuth } from "./http-api.ts";
@@ -60,7 +60,19 @@ export interface SiltStackProps extends StackProps {
    * "rate(1 hour)". Each run works at most 15 minutes and the next one continues where it stopped.
    */
   maintenanceSchedule?: string;
+  /**
+   * Reserved concurrency of the operations' functions, over FUNCTIONS' defaults (optimize and
+   * vacuum: 2 each; the others none): a number reserves that many executions, null none.
+   */
+  reservedConcurrency?: ReservedConcurrency;
+  /**
+   * Throttling of the HTTP API's default stage, in requests per second. Default rate 100,
+   * burst 200.
+   */
+  throttle?: { rateLimit?: number; burstLimit?: number };
 }
+
+export const DEFAULT_THROTTLE = { rateLimit: 100, burstLimit: 200 } as const;
 
 /** The functions outside the HTTP API, keyed by their file in functions/. */
 export type PipelineFunction = "ingest-enqueue" | "ingest" | "maintenance";
@@ -106,7 +118,7 @@ export class SiltStack extends Stack {
     const alarms = new Alarms(this, props.alarmTopicArn);
     const functions = new LambdaFunctions(this, { storage, alarms, logRetention });
 
-    this.functions = createApiFunctions(functions, storage, auth);
+    this.functions = createApiFunctions(functions, storage, auth, props.reservedConcurrency);
     const vendors = (Object.keys(FUNCTIONS) as Operation[])
       .filter((op) => FUNCTIONS[op].vendsCredentials === true)
       .map((op) => this.functions[op]);
@@ -133,7 +145,16 @@ export class SiltStack extends Stack {
     // Every function that works on tables exists by now, so the writers' list is complete.
     storage.restrictTableWrites(functions.tableRoles, this.tableWriteRole);
 
-    const httpApi = new HttpApi(this, { auth, functions: this.functions, logRetention, alarms });
+    const httpApi = new HttpApi(this, {
+      auth,
+      functions: this.functions,
+      logRetention,
+      alarms,
+      throttle: {
+        rateLimit: props.throttle?.rateLimit ?? DEFAULT_THROTTLE.rateLimit,
+        burstLimit: props.throttle?.burstLimit ?? DEFAULT_THROTTLE.burstLimit,
+      },
+    });
     this.api = httpApi.api;
 
     new CfnOutput(this, "ApiUrl", { value: httpApi.url });

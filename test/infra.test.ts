@@ -1021,6 +1021,14 @@ describe("HTTP API", () => {
     expect(ofType("AWS::ApiGatewayV2::Authorizer")).toHaveLength(0);
   });
 
+  it("throttles the $default stage: 100 requests per second, bursts of 200", () => {
+    const [[, stage]] = ofType("AWS::ApiGatewayV2::Stage");
+    expect(stage.Properties.DefaultRouteSettings).toEqual({
+      ThrottlingRateLimit: 100,
+      ThrottlingBurstLimit: 200,
+    });
+  });
+
   it("logs access on the $default stage as JSON without headers or bodies", () => {
     const [[, stage]] = ofType("AWS::ApiGatewayV2::Stage");
     const p = stage.Properties as Json;
@@ -1507,6 +1515,49 @@ describe("stack options", () => {
       .map((r) => r.Properties.ScheduleExpression)
       .filter((e) => e !== undefined);
     expect(schedules).toEqual(["cron(0 3 * * ? *)"]);
+  });
+
+  it("reserves concurrency for the optimize and vacuum functions only, unless told otherwise", () => {
+    const reserved = (st: SiltStack, t: Template) =>
+      Object.fromEntries(
+        OPERATIONS.map((op) => [
+          op,
+          t.toJSON().Resources[st.getLogicalId(st.functions[op].node.defaultChild as never)]
+            .Properties.ReservedConcurrentExecutions,
+        ]),
+      );
+    const defaults = reserved(stack, template);
+    expect(Object.entries(defaults).filter(([, n]) => n !== undefined)).toEqual([
+      ["optimize", 2],
+      ["vacuum", 2],
+    ]);
+    const { stack: s, template: t } = variant({
+      "silt:reservedConcurrency": "insert=50, optimize=none,vacuum=1",
+      "silt:throttleRateLimit": "40",
+      "silt:throttleBurstLimit": "80",
+    });
+    const given = reserved(s, t);
+    expect(Object.entries(given).filter(([, n]) => n !== undefined)).toEqual([
+      ["insert", 50],
+      ["vacuum", 1],
+    ]);
+    const [stage] = Object.values(t.findResources("AWS::ApiGatewayV2::Stage"));
+    expect(stage.Properties.DefaultRouteSettings).toEqual({
+      ThrottlingRateLimit: 40,
+      ThrottlingBurstLimit: 80,
+    });
+    const match = Match.stringLikeRegexp("AwsSolutions-.*");
+    expect(Annotations.fromStack(s).findError("*", match)).toEqual([]);
+  });
+
+  it("rejects a reservation for an unknown operation or a count that is not a whole number", () => {
+    expect(() => variant({ "silt:reservedConcurrency": "optimise=2" })).toThrow(
+      /no operation "optimise"; did you mean optimize/,
+    );
+    expect(() => variant({ "silt:reservedConcurrency": "insert=lots" })).toThrow(
+      /silt:reservedConcurrency insert must be a whole number \(got "lots"\)/,
+    );
+    expect(() => variant({ "silt:throttleRateLimit": "-1" })).toThrow(/silt:throttleRateLimit/);
   });
 
   it("rejects half a JWT configuration and a prefix without a trailing slash", () => {
