@@ -294,6 +294,67 @@ describe("OPTIMIZE", () => {
       ]);
     });
 
+    it("fails with DELTA_CONCURRENT_DELETE_READ, changing nothing, when a concurrent DELETE gave a compacted file a deletion vector", async () => {
+      await ok("CREATE TABLE cv (id INT) USING DELTA");
+      await ok("INSERT INTO cv VALUES (1), (2)");
+      await ok("INSERT INTO cv VALUES (3)");
+      const ctx = interleaved(async () => {
+        await ok("DELETE FROM cv WHERE id = 1");
+      });
+      const versionBefore = (await history("cv"))[0]!.version;
+      await expect(optimizeTable(ctx, "oc.s.cv")).rejects.toMatchObject({
+        errorClass: "DELTA_CONCURRENT_DELETE_READ",
+        status: 409,
+      });
+      expect((await history("cv"))[0]!.version).toBe(versionBefore + 1);
+      expect(await rows("cv")).toEqual([[2], [3]]);
+      const after = await files("cv");
+      expect(after).toHaveLength(2);
+      expect(after.filter((f) => f.deletionVector != null)).toHaveLength(1);
+    });
+
+    it("commits the bins a concurrent DELETE did not touch, complete false, recorded as Delta records OPTIMIZE", async () => {
+      await ok("CREATE TABLE cp (id INT, p STRING) USING DELTA PARTITIONED BY (p)");
+      for (let i = 0; i < 2; i++) {
+        await ok(`INSERT INTO cp VALUES (${i * 2}, 'a'), (${i * 2 + 1}, 'a'), (${i + 10}, 'b')`);
+      }
+      // Partition values are keyed by physical column name (column mapping).
+      const partitionOf = (f: AddFile) => Object.values(f.partitionValues)[0];
+      const before = await files("cp");
+      const inA = before.filter((f) => partitionOf(f) === "a").map((f) => f.path);
+      const ctx = interleaved(async () => {
+        await ok("INSERT INTO cp VALUES (20, 'a'), (21, 'b')");
+        await ok("DELETE FROM cp WHERE id = 0");
+      });
+      const result = await optimizeTable(ctx, "oc.s.cp");
+      expect(result).toMatchObject({ committed: true, complete: false });
+      expect(result.metrics).toMatchObject({ numFilesRemoved: 2, partitionsOptimized: 1 });
+      expect(await rows("cp")).toEqual([
+        [1, "a"],
+        [2, "a"],
+        [3, "a"],
+        [10, "b"],
+        [11, "b"],
+        [20, "a"],
+        [21, "b"],
+      ]);
+      const after = await files("cp");
+      // Partition a keeps its files (one now with a deletion vector) and the appended one.
+      expect(
+        after
+          .filter((f) => partitionOf(f) === "a")
+          .map((f) => f.path)
+          .sort(),
+      ).toEqual(
+        [...inA, after.find((f) => partitionOf(f) === "a" && !inA.includes(f.path))!.path].sort(),
+      );
+      expect(after.filter((f) => partitionOf(f) === "b")).toHaveLength(2);
+      const [h] = await history("cp");
+      expect(h!.operation).toBe("OPTIMIZE");
+      const ci = (await commitActions("cp", h!.version)).find((a) => "commitInfo" in a);
+      expect(ci).toMatchObject({ commitInfo: { isolationLevel: "SnapshotIsolation" } });
+    });
+
     it("fails cleanly when a concurrent DELETE removed a file it compacted", async () => {
       await ok("CREATE TABLE cd (id INT) USING DELTA");
       await ok("INSERT INTO cd VALUES (1)");

@@ -11,7 +11,9 @@
  * 4. App transactions: an appId both advanced fails us with DELTA_CONCURRENT_TRANSACTION.
  * 5. Appends: unless we are a blind append, data-changing files the winner added that our read
  *    set covers fail us with DELTA_CONCURRENT_APPEND. Under WriteSerializable (and no metadata
- *    change of ours) files from a winner that was itself a blind append are ignored.
+ *    change of ours) files from a winner that was itself a blind append are ignored; under
+ *    SnapshotIsolation, which Delta gives commits that change no data (OPTIMIZE), every added
+ *    file is: rewriting files cannot have missed rows that arrived meanwhile.
  * 6. Delete/read: a file the winner removed that we read (or any removal when we read the whole
  *    table) fails us with DELTA_CONCURRENT_DELETE_READ.
  * 7. Delete/delete: a file both removed fails us with DELTA_CONCURRENT_DELETE_DELETE.
@@ -31,7 +33,7 @@ import {
 } from "../delta/actions.ts";
 import { siltError } from "../errors.ts";
 
-export type IsolationLevel = "Serializable" | "WriteSerializable";
+export type IsolationLevel = "Serializable" | "WriteSerializable" | "SnapshotIsolation";
 
 /** What the transaction read from its snapshot, for deciding whether a winner invalidated it. */
 export interface ReadSet {
@@ -111,7 +113,7 @@ export function checkConflicts(txn: PendingTransaction, winner: WinningCommit): 
     }
   }
 
-  if (!txn.isBlindAppend) {
+  if (!txn.isBlindAppend && txn.isolationLevel !== "SnapshotIsolation") {
     const ignoreBlindAppends =
       txn.isolationLevel === "WriteSerializable" && !ours.metadata && w.isBlindAppend;
     const candidates = ignoreBlindAppends ? [] : w.dataAdds;

@@ -18,10 +18,15 @@
  *    commit versions in the table's materialized columns, as Spark's OPTIMIZE does.
  *    With a time budget, no new bin starts once it is spent: the bins done commit and the rest
  *    wait for the next run (incremental OPTIMIZE of a large table).
- * 5. Commit `OPTIMIZE` with Spark's parameters and metrics. The read set is exactly the files
- *    compacted: a concurrent append commits around it, a concurrent DELETE or UPDATE of a
- *    compacted file fails it with DELTA_CONCURRENT_DELETE_READ and nothing changes. Nothing to
+ * 5. Commit `OPTIMIZE` with Spark's parameters and metrics, under SnapshotIsolation as Delta
+ *    commits a change of no data. The read set is exactly the files compacted: a concurrent
+ *    append commits around it; a concurrent DELETE, UPDATE or MERGE that removed a compacted file
+ *    or gave it a new deletion vector conflicts (DELTA_CONCURRENT_DELETE_READ). Nothing to
  *    rewrite commits nothing.
+ * 6. On that conflict, drop the bins that read a changed file (by the latest snapshot) and
+ *    commit the others, which hold exactly the rows they replace (`complete: false`: the dropped
+ *    bins wait for the next run). Only when every bin read a changed file does the conflict
+ *    stand, and nothing changes.
  *
  * REORG TABLE t APPLY (PURGE) runs the same steps with step 3 choosing every file that has a
  * deletion vector (whatever its size), so deleted rows are physically gone; it commits `REORG`
@@ -36,19 +41,20 @@ import { optimizeOperation } from "../commit/operation.ts";
 import type { SiltContext } from "../context.ts";
 import { concatTables, filterTable, takeRows } from "../data/kernels.ts";
 import { type Action, type AddFile, numRecordsOf } from "../delta/actions.ts";
+import { dvUniqueId } from "../delta/deletion-vectors.ts";
 import {
   concatIdentities,
   freshIdentities,
   pickIdentities,
   type RowIdentities,
 } from "../delta/row-tracking.ts";
-import { siltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import { expressionSql, referencedColumns, scopeOf } from "../expr/analyze.ts";
 import type { Expr } from "../expr/ast.ts";
 import { evaluateScalar } from "../expr/evaluate.ts";
 import { commit } from "./commit.ts";
 import { analyzeCondition, type DmlTarget, elapsed, partitionDecider } from "./dml-common.ts";
-import { displayName, openTable } from "./open-table.ts";
+import { displayName, type OpenTable, openTable, readSnapshot } from "./open-table.ts";
 import { readFileRows } from "./read-files.ts";
 import { removeOf } from "./row-deletes.ts";
 import { writeDataFiles } from "./write-files.ts";
@@ -187,9 +193,7 @@ export async function optimizeTable(
   }
 
   // Step 4.
-  const done: typeof bins = [];
-  const actions: Action[] = [];
-  const adds: AddFile[] = [];
+  const done: RewrittenBin[] = [];
   let hwm = target.hwm;
   const nowMs = ctx.clock();
   for (const { partition, files: bin } of bins) {
@@ -197,7 +201,6 @@ export async function optimizeTable(
     if (done.length > 0 && req.timeBudgetMs !== undefined && spent >= req.timeBudgetMs) {
       break;
     }
-    done.push({ partition, files: bin });
     const parts: arrow.Table[] = [];
     const identities: RowIdentities[] = [];
     for (const file of bin) {
@@ -227,6 +230,7 @@ export async function optimizeTable(
       data = takeRows(data, order);
       moved = pickIdentities(moved, order, true);
     }
+    const adds: AddFile[] = [];
     if (data.numRows > 0) {
       const written = await writeDataFiles(ctx, {
         tableRoot: t.entry.location,
@@ -238,64 +242,109 @@ export async function optimizeTable(
         identities: moved,
       });
       adds.push(...written.adds);
-      actions.push(...written.adds.map((add) => ({ add })));
       if (hwm !== undefined) hwm += data.numRows;
     }
-    for (const f of bin) actions.push({ remove: removeOf(f, nowMs, false) });
-  }
-  if (hwm !== undefined && target.hwm !== undefined && hwm > target.hwm) {
-    actions.push({
-      domainMetadata: {
-        domain: "delta.rowTracking",
-        configuration: JSON.stringify({ rowIdHighWaterMark: hwm }),
-        removed: false,
-      },
-    });
+    done.push({ partition, files: bin, adds });
   }
 
-  // Step 5.
-  const removed = done.flatMap((b) => b.files);
-  const partitionsOptimized = new Set(done.map((b) => b.partition)).size;
-  const filesAdded = sizeStats(adds.map((a) => a.size));
-  const filesRemoved = sizeStats(removed.map((f) => f.size));
-  const numDeletionVectorsRemoved = removed.filter((f) => f.deletionVector).length;
-  const metrics = {
-    numFilesAdded: adds.length,
-    numFilesRemoved: removed.length,
-    filesAdded,
-    filesRemoved,
-    partitionsOptimized,
-    numBatches: done.length > 0 ? 1 : 0,
-    totalConsideredFiles: considered,
-    totalFilesSkipped: considered - removed.length,
-    numDeletionVectorsRemoved,
-  };
-  const operationMetrics = historyMetrics(adds, removed, filesAdded, filesRemoved, {
-    numDeletionVectorsRemoved,
-    zorderBy,
-    executionTimeMs: 0,
-  });
-  const base = {
-    tableLocation: t.entry.location,
-    metrics,
-    operationMetrics,
-    complete: done.length === bins.length,
-  };
-  if (removed.length === 0) return { ...base, version: t.snapshot.version, committed: false };
-  operationMetrics.executionTimeMs = String(elapsed(started));
-  const result = await commit(
-    ctx,
-    t,
-    optimizeOperation(
-      req.purge ? "REORG" : "OPTIMIZE",
-      parameters,
+  // Steps 5-6.
+  const commitBins = async (kept: RewrittenBin[]): Promise<OptimizeResult> => {
+    const removed = kept.flatMap((b) => b.files);
+    const adds = kept.flatMap((b) => b.adds);
+    const actions: Action[] = [
+      ...adds.map((add) => ({ add })),
+      ...removed.map((f) => ({ remove: removeOf(f, nowMs, false) })),
+    ];
+    // Ids a dropped bin took stay unused: row ids must be unique, not dense.
+    if (hwm !== undefined && target.hwm !== undefined && hwm > target.hwm) {
+      actions.push({
+        domainMetadata: {
+          domain: "delta.rowTracking",
+          configuration: JSON.stringify({ rowIdHighWaterMark: hwm }),
+          removed: false,
+        },
+      });
+    }
+    const partitionsOptimized = new Set(kept.map((b) => b.partition)).size;
+    const filesAdded = sizeStats(adds.map((a) => a.size));
+    const filesRemoved = sizeStats(removed.map((f) => f.size));
+    const numDeletionVectorsRemoved = removed.filter((f) => f.deletionVector).length;
+    const metrics = {
+      numFilesAdded: adds.length,
+      numFilesRemoved: removed.length,
+      filesAdded,
+      filesRemoved,
+      partitionsOptimized,
+      numBatches: kept.length > 0 ? 1 : 0,
+      totalConsideredFiles: considered,
+      totalFilesSkipped: considered - removed.length,
+      numDeletionVectorsRemoved,
+    };
+    const operationMetrics = historyMetrics(adds, removed, filesAdded, filesRemoved, {
+      numDeletionVectorsRemoved,
+      zorderBy,
+      executionTimeMs: 0,
+    });
+    const base = {
+      tableLocation: t.entry.location,
+      metrics,
       operationMetrics,
-      removed.map((f) => f.path),
-    ),
-    actions,
-  );
-  return { ...base, version: result.version, committed: true };
+      complete: kept.length === bins.length,
+    };
+    if (removed.length === 0) return { ...base, version: t.snapshot.version, committed: false };
+    operationMetrics.executionTimeMs = String(elapsed(started));
+    const result = await commit(
+      ctx,
+      t,
+      optimizeOperation(
+        req.purge ? "REORG" : "OPTIMIZE",
+        parameters,
+        operationMetrics,
+        removed.map((f) => f.path),
+      ),
+      actions,
+      // As Delta: a commit that changes no data conflicts only with changes to what it read.
+      { isolationLevel: "SnapshotIsolation" },
+    );
+    return { ...base, version: result.version, committed: true };
+  };
+  let kept = done;
+  for (;;) {
+    try {
+      return await commitBins(kept);
+    } catch (err) {
+      if (!(err instanceof SiltError) || err.errorClass !== "DELTA_CONCURRENT_DELETE_READ")
+        throw err;
+      const untouched = await binsStillLive(ctx, t, kept);
+      // Every bin read a changed file (or none did, and the conflict is not ours to narrow).
+      if (untouched.length === 0 || untouched.length === kept.length) throw err;
+      kept = untouched;
+    }
+  }
 }
+
+/** A bin rewritten in step 4: the files it replaces and the files replacing them. */
+interface RewrittenBin {
+  partition: string;
+  files: AddFile[];
+  adds: AddFile[];
+}
+
+/**
+ * Step 6: the bins none of whose files a concurrent commit removed or gave a new deletion
+ * vector, by the table's latest snapshot. Their rewrite still holds exactly the rows it replaces.
+ */
+async function binsStillLive(
+  ctx: SiltContext,
+  t: OpenTable,
+  bins: RewrittenBin[],
+): Promise<RewrittenBin[]> {
+  const latest = await readSnapshot(ctx, t.entry);
+  const live = new Map(latest.files.map((f) => [f.path, dvKey(f)]));
+  return bins.filter((b) => b.files.every((f) => live.get(f.path) === dvKey(f)));
+}
+
+const dvKey = (f: AddFile): string => (f.deletionVector ? dvUniqueId(f.deletionVector) : "");
 
 /** Resolves a ZORDER BY column to the schema's spelling; Delta's errors otherwise. */
 function zOrderColumn(
