@@ -1076,7 +1076,8 @@ export const ERROR_CLASSES = {
         "Source row {index} is not an object; rows given as arrays need 'source.columns'.",
       SOURCE_COLUMN_NESTED:
         "Source column '{name}' holds nested values; declare its type in 'source.columns'.",
-      SOURCE_OBJECT_KEY: "Source object keys must lie under 'ingest/' in the bucket (got {key}).",
+      SOURCE_OBJECT_KEY:
+        "Source object keys must lie under 'ingest/' in the bucket, with no empty, '.' or '..' segment (got {key}).",
       NOT_AN_OBJECT: "The {what} must be a JSON object.",
       UNKNOWN_FIELD:
         "Unknown field '{field}' in the {where}{suggestion}. The fields allowed there are: {known}.",

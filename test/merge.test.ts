@@ -184,6 +184,21 @@ describe("MERGE INTO", () => {
 
       await failsUnchanged(t, "INVALID_REQUEST", () => upsert({ parquet: "tables/x.parquet" }));
       await failsUnchanged(t, "INVALID_REQUEST", () => upsert({ parquet: "ingest/../tables/x" }));
+      // An empty segment is as invalid as `..`: a 400 naming the key, not the store's 500.
+      for (const source of [
+        { parquet: "ingest//x.parquet" },
+        { csv: "ingest/a//b.csv" },
+        { json: "ingest/batch/" },
+      ]) {
+        let status = 0;
+        const body = await failsUnchanged(t, "INVALID_REQUEST", async () => {
+          const res = await upsert(source);
+          status = res.status;
+          return res;
+        });
+        expect(status).toBe(400);
+        expect(body.message).toContain(JSON.stringify(Object.values(source)[0]));
+      }
       await failsUnchanged(t, "PATH_NOT_FOUND", () =>
         upsert({ parquet: "ingest/missing.parquet" }),
       );

@@ -4,8 +4,9 @@
  *
  * 1. Keys are relative to the storage root and must lie under `ingest/`, the one prefix the merge
  *    and ingest functions may read besides the tables (a table's own files are read only through
- *    the table). An object in a table's ingest folder, `ingest/<catalog>/<schema>/<table>/…`, is
- *    data on its way into that table, so reading it takes SELECT on that table.
+ *    the table), with no empty, `.` or `..` segment (`ingest//x` names no catalog, and a store
+ *    cannot hold it). An object in a table's ingest folder, `ingest/<catalog>/<schema>/<table>/…`,
+ *    is data on its way into that table, so reading it takes SELECT on that table.
  * 2. Parquet keeps its own column types; CSV and NDJSON are typed as lib/data/untyped-sources.ts
  *    says (declared columns, then the target's, then their values).
  */
@@ -70,7 +71,10 @@ async function ingestObject(ctx: SiltContext, key: string): Promise<Uint8Array> 
   if (
     typeof key !== "string" ||
     !key.startsWith(INGEST_PREFIX) ||
-    key.split("/").some((part) => part === ".." || part === ".")
+    key
+      .slice(INGEST_PREFIX.length)
+      .split("/")
+      .some((part) => part === "" || part === "." || part === "..")
   ) {
     throw siltError("INVALID_REQUEST:SOURCE_OBJECT_KEY", { key: JSON.stringify(key) });
   }
