@@ -1293,6 +1293,11 @@ export const ERROR_CLASSES = {
     message: "Commit arbiter row {tableId}@{version} lacks attribute {attribute}.",
   },
   SILT_COMMIT_WITHOUT_OPERATION: { status: 500, message: "A commit needs commitInfo.operation." },
+  SILT_DATA_DIR_IN_USE: {
+    status: 409,
+    message:
+      "Data directory {dataDir} is in use by process {pid} (another silt serve). Stop that server, or choose another directory with SILT_DATA_DIR. If no such server runs, delete {lockFile}.",
+  },
   SILT_MISCONFIGURED: {
     status: 500,
     messages: {
@@ -1307,7 +1312,13 @@ export const ERROR_CLASSES = {
       VARIABLE_NOT_SET: "Environment variable {name} is not set.",
       NOT_MILLISECONDS:
         "Environment variable {name} must be a whole number of milliseconds above 0 (got {value}).",
+      SERVE_PORT: "PORT for silt serve must be an integer from 0 to 65535 (got {value}).",
     },
+  },
+  SILT_PORT_IN_USE: {
+    status: 409,
+    message:
+      "Port {port} on {host} is in use by another program. Stop it, or choose another port with PORT, e.g. PORT={suggestion} npm start.",
   },
   SILT_READ_VERSION_AHEAD: {
     status: 500,

@@ -4,7 +4,9 @@
  * the table straight from its files.
  */
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -46,10 +48,25 @@ async function startServe(dataDir: string): Promise<{ url: string; child: ChildP
   return { url, child };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
+async function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  child.kill("SIGTERM");
+  child.kill(signal);
   await exited;
+}
+
+/**
+ * The line saying what went wrong, last, and no stack trace (Node's own process warnings, such as
+ * the AWS SDK's about Node versions, may come before it).
+ */
+function errorLine(stderr: string): string {
+  expect(stderr).not.toMatch(/^\s+at /m);
+  const lines = stderr.trim().split("\n");
+  expect(
+    lines.filter((l) => l.startsWith("silt:")),
+    stderr,
+  ).toHaveLength(1);
+  return lines[lines.length - 1];
 }
 
 describe("silt command", () => {
@@ -67,6 +84,67 @@ describe("silt command", () => {
     const bad = await runSilt(["frobnicate"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("unknown command");
+  });
+
+  it("exits with one line naming PORT when the port is taken or not a port", async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as net.AddressInfo;
+    const dir = await mkdtemp(path.join(os.tmpdir(), "silt-cli-port-"));
+    try {
+      const res = await runSilt(["serve"], { PORT: String(port), SILT_DATA_DIR: dir });
+      expect(res.code).toBe(1);
+      expect(errorLine(res.stderr)).toBe(
+        `silt: [SILT_PORT_IN_USE] Port ${port} on 127.0.0.1 is in use by another program. ` +
+          `Stop it, or choose another port with PORT, e.g. PORT=${port + 1} npm start.`,
+      );
+      // What it took on the way is given back: the directory is free for the next server.
+      expect(existsSync(path.join(dir, "silt.pid"))).toBe(false);
+      for (const bad of ["http", "70000", "-1", ""]) {
+        const res = await runSilt(["serve"], { PORT: bad, SILT_DATA_DIR: dir });
+        expect(res.code).toBe(1);
+        expect(errorLine(res.stderr)).toBe(
+          `silt: [SILT_MISCONFIGURED] PORT for silt serve must be an integer from 0 to 65535 (got ${JSON.stringify(bad)}).`,
+        );
+      }
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a second server on a data directory in use, and restarts after a kill -9", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "silt-cli-lock-"));
+    let first = await startServe(dir);
+    try {
+      const created = await fetch(`${first.url}/api/v1/catalogs`, {
+        method: "POST",
+        body: JSON.stringify({ name: "kept" }),
+      });
+      expect(created.status).toBe(201);
+      const second = await runSilt(["serve"], { PORT: "0", SILT_DATA_DIR: dir });
+      expect(second.code).toBe(1);
+      const lockFile = path.join(dir, "silt.pid");
+      expect(errorLine(second.stderr)).toBe(
+        `silt: [SILT_DATA_DIR_IN_USE] Data directory ${dir} is in use by process ` +
+          `${first.child.pid} (another silt serve). Stop that server, or choose another ` +
+          `directory with SILT_DATA_DIR. If no such server runs, delete ${lockFile}.`,
+      );
+      // The refused server left the first one's lock and data alone.
+      expect((await fetch(`${first.url}/api/v1/catalogs`)).status).toBe(200);
+
+      // A server killed without a chance to clean up leaves its lock behind; it is stale.
+      await stop(first.child, "SIGKILL");
+      expect(existsSync(lockFile)).toBe(true);
+      first = await startServe(dir);
+      const catalogs = await (await fetch(`${first.url}/api/v1/catalogs`)).json();
+      expect(JSON.stringify(catalogs)).toContain('"kept"');
+      await stop(first.child);
+      expect(existsSync(lockFile)).toBe(false);
+    } finally {
+      await stop(first.child);
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it("serves the API, keeps data across restarts, and reads tables from their files", async () => {

@@ -71,8 +71,18 @@ function localTokens(env: NodeJS.ProcessEnv): ReadonlyMap<string, string> | unde
   throw siltError("SILT_MISCONFIGURED:SERVE_AUTH_MODE", { mode: JSON.stringify(mode) });
 }
 
+/** PORT: the port `silt serve` listens on (8080 unless set; 0 picks a free one). */
+function servePort(env: NodeJS.ProcessEnv): number {
+  const text = env.PORT ?? "8080";
+  const port = Number(text);
+  if (!/^\d+$/.test(text.trim()) || port > 65535) {
+    throw siltError("SILT_MISCONFIGURED:SERVE_PORT", { value: JSON.stringify(text) });
+  }
+  return port;
+}
+
 async function serveCommand(): Promise<number> {
-  const port = Number(process.env.PORT ?? 8080);
+  const port = servePort(process.env);
   const server = await startLocalServer({
     dataDir: process.env.SILT_DATA_DIR ?? ".silt",
     port,

@@ -10,9 +10,11 @@ import { serve } from "@hono/node-server";
 import { createApp } from "../api/app.ts";
 import { createDynamoClient } from "../aws-clients.ts";
 import type { SiltContext } from "../context.ts";
+import { siltError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { LocalObjectStore } from "../storage/local-store.ts";
 import { buildContext } from "./context-factory.ts";
+import { lockDataDir } from "./data-dir-lock.ts";
 import { startEmbeddedDynamo } from "./embedded-dynamo.ts";
 
 export interface LocalServerOptions {
@@ -34,42 +36,73 @@ export interface LocalServer {
   close(): Promise<void>;
 }
 
+/**
+ * 1. Take the data directory's lock (data-dir-lock.ts): one server per directory.
+ * 2. Start the embedded dynalite on it and build the context.
+ * 3. Listen. A port already taken is the caller's to fix (PORT), not a crash.
+ * A failure at any step undoes the ones before it, so the process can exit instead of hanging
+ * on a dynalite nobody will close.
+ */
 export async function startLocalServer(opts: LocalServerOptions): Promise<LocalServer> {
+  const host = opts.host ?? "127.0.0.1";
   const dataDir = path.resolve(opts.dataDir);
   const storageDir = path.join(dataDir, "storage");
   const dynamoDir = path.join(dataDir, "dynamodb");
   mkdirSync(storageDir, { recursive: true });
   mkdirSync(dynamoDir, { recursive: true });
-  const dynamo = await startEmbeddedDynamo({ path: dynamoDir });
-  const client = createDynamoClient({ endpoint: dynamo.endpoint, region: "us-east-1" });
-  const ctx = await buildContext({
-    store: new LocalObjectStore(storageDir),
-    storageRootUri: pathToFileURL(storageDir).href,
-    dynamo: client,
-    commitsTable: "silt_commits",
-    catalogTable: "silt_catalog",
-    idempotencyTable: "silt_idempotency",
-    logger: opts.logger,
-    ensureTables: true,
-  });
-  const app = createApp(
-    ctx,
-    opts.tokens === undefined ? {} : { auth: "token", tokens: opts.tokens },
-  );
-  const host = opts.host ?? "127.0.0.1";
-  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-    const s = serve({ fetch: app.fetch, port: opts.port, hostname: host }, () => resolve(s));
-    s.once("error", reject);
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : opts.port;
-  return {
-    url: `http://${host}:${port}`,
-    ctx,
-    async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      client.destroy();
-      await dynamo.close();
-    },
+  const undo: (() => unknown)[] = [];
+  const close = async () => {
+    for (const step of undo.reverse()) await step();
   };
+  try {
+    const lock = lockDataDir(dataDir);
+    undo.push(() => lock.release());
+    const dynamo = await startEmbeddedDynamo({ path: dynamoDir });
+    undo.push(() => dynamo.close());
+    const client = createDynamoClient({ endpoint: dynamo.endpoint, region: "us-east-1" });
+    undo.push(() => client.destroy());
+    const ctx = await buildContext({
+      store: new LocalObjectStore(storageDir),
+      storageRootUri: pathToFileURL(storageDir).href,
+      dynamo: client,
+      commitsTable: "silt_commits",
+      catalogTable: "silt_catalog",
+      idempotencyTable: "silt_idempotency",
+      logger: opts.logger,
+      ensureTables: true,
+    });
+    const app = createApp(
+      ctx,
+      opts.tokens === undefined ? {} : { auth: "token", tokens: opts.tokens },
+    );
+    const server = await listen(app.fetch, opts.port, host);
+    undo.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const address = server.address();
+    const port = typeof address === "object" && address !== null ? address.port : opts.port;
+    return { url: `http://${host}:${port}`, ctx, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+function listen(
+  fetch: Parameters<typeof serve>[0]["fetch"],
+  port: number,
+  host: string,
+): Promise<ReturnType<typeof serve>> {
+  return new Promise((resolve, reject) => {
+    const s = serve({ fetch, port, hostname: host }, () => resolve(s));
+    s.once("error", (err: NodeJS.ErrnoException) => {
+      reject(
+        err.code === "EADDRINUSE"
+          ? siltError("SILT_PORT_IN_USE", {
+              port,
+              host,
+              suggestion: port < 65535 ? port + 1 : 8080,
+            })
+          : err,
+      );
+    });
+  });
 }
