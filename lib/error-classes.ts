@@ -948,14 +948,32 @@ export const ERROR_CLASSES = {
     sqlstate: "2203G",
     message: "Failed to convert the JSON string '{json}' to a data type. Please verify the input.",
   },
+  "INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE": {
+    status: 400,
+    sqlstate: "42K0E",
+    message:
+      'The limit like expression "{expr}" is invalid. The {name} expression must be integer type, but got "{dataType}".',
+  },
   "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE": {
     status: 400,
     sqlstate: "42K0E",
     messages: {
       HISTORY_LIMIT: "The history limit must be a positive integer.",
       EXPRESSION:
-        'The {name} expression "{expr}" is invalid. The {name} expression must be equal to or greater than 0.',
+        'The limit like expression "{expr}" is invalid. The {name} expression must be equal to or greater than 0, but got {value}.',
     },
+  },
+  "INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL": {
+    status: 400,
+    sqlstate: "42K0E",
+    message:
+      'The limit like expression "{expr}" is invalid. The evaluated {name} expression must not be null.',
+  },
+  "INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE": {
+    status: 400,
+    sqlstate: "42K0E",
+    message:
+      'The limit like expression "{expr}" is invalid. The {name} expression must evaluate to a constant value.',
   },
   INVALID_NUMERIC_LITERAL_RANGE: {
     status: 400,

@@ -410,6 +410,77 @@ describe("POST /api/v1/sql", () => {
       expect((await ok("SELECT count(*) FROM main.q.orders")).rows).toEqual([[5]]);
     });
 
+    it("refuses a LIMIT or OFFSET that is not a constant INT as Spark does", async () => {
+      const values = "SELECT * FROM VALUES (1), (2), (3) AS v(a)";
+      // Spark 4.1's classes and messages for each (checkLimitLikeClause).
+      const typeError = (name: string, expr: string, type: string) => ({
+        error_class: "INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE",
+        message: `The limit like expression "${expr}" is invalid. The ${name} expression must be integer type, but got "${type}".`,
+      });
+      const cases: [string, { error_class: string; message: string }][] = [
+        ["LIMIT 'a'", typeError("limit", "a", "STRING")],
+        ["LIMIT '2'", typeError("limit", "2", "STRING")],
+        ["LIMIT 1.5", typeError("limit", "1.5", "DECIMAL(2,1)")],
+        ["LIMIT 2L", typeError("limit", "2", "BIGINT")],
+        ["LIMIT 3000000000", typeError("limit", "3000000000", "BIGINT")],
+        ["LIMIT NULL", typeError("limit", "NULL", "VOID")],
+        ["OFFSET 'a'", typeError("offset", "a", "STRING")],
+        ["OFFSET 1.5", typeError("offset", "1.5", "DECIMAL(2,1)")],
+        ["OFFSET 3000000000", typeError("offset", "3000000000", "BIGINT")],
+        ["OFFSET NULL", typeError("offset", "NULL", "VOID")],
+        [
+          "LIMIT -1",
+          {
+            error_class: "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
+            message:
+              'The limit like expression "-1" is invalid. The limit expression must be equal to or greater than 0, but got -1.',
+          },
+        ],
+        [
+          "LIMIT 1 OFFSET -1",
+          {
+            error_class: "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
+            message:
+              'The limit like expression "-1" is invalid. The offset expression must be equal to or greater than 0, but got -1.',
+          },
+        ],
+        [
+          "LIMIT CAST(NULL AS INT)",
+          {
+            error_class: "INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL",
+            message:
+              'The limit like expression "CAST(NULL AS INT)" is invalid. The evaluated limit expression must not be null.',
+          },
+        ],
+        [
+          "LIMIT a",
+          {
+            error_class: "INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE",
+            message:
+              'The limit like expression "a" is invalid. The limit expression must evaluate to a constant value.',
+          },
+        ],
+      ];
+      for (const [clause, expected] of cases) {
+        const res = await sql(`${values} ${clause}`);
+        expect(res.status, clause).toBe(400);
+        expect(res.body, clause).toEqual({ ...expected, sqlstate: "42K0E" });
+      }
+      // What Spark takes: an INT constant, folded (1 + 1), up to 2147483647.
+      expect((await ok(`${values} LIMIT 1 + 1`)).rows).toEqual([[1], [2]]);
+      expect((await ok(`${values} LIMIT 2147483647 OFFSET 2`)).rows).toEqual([[3]]);
+      // A name that is not a column is still unresolved, not "not constant".
+      expect((await sql(`${values} LIMIT b`)).body.error_class).toBe(
+        "UNRESOLVED_COLUMN.WITH_SUGGESTION",
+      );
+      // Refused statements that write nothing; one that writes refuses before committing.
+      const before = await version();
+      const ins = await q("INSERT INTO orders SELECT * FROM orders LIMIT 'a'");
+      expect(ins.body.error_class).toBe("INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE");
+      expect(await version()).toBe(before);
+      expect((await ok("SELECT count(*) FROM main.q.orders")).rows).toEqual([[5]]);
+    });
+
     it("reports the syntax error position and token", async () => {
       const res = await q("SELECT order_id FROM orders WHERE");
       expect(res.body.error_class).toBe("PARSE_SYNTAX_ERROR");

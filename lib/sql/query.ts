@@ -19,11 +19,12 @@ import { valuesToArrow } from "../data/json-to-arrow.ts";
 import { combineChunks, concatData, filterTable, sliceTable, takeRows } from "../data/kernels.ts";
 import type { ParquetFooter } from "../data/parquet.ts";
 import type { DataType, StructField } from "../delta/schema.ts";
-import { siltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import {
   analyze,
   analyzePredicate,
   expressionSql,
+  prettySql,
   type Scope,
   type ScopeRelation,
 } from "../expr/analyze.ts";
@@ -37,7 +38,8 @@ import {
 import { lookupFunction } from "../expr/functions.ts";
 import { canMatchRowGroup, fileMatcher } from "../expr/prune.ts";
 import { fromScalar, toScalar } from "../expr/scalar-json.ts";
-import { type Scalar, widerCommonType } from "../expr/types.ts";
+import type { Typed } from "../expr/typed.ts";
+import { type Scalar, sqlTypeName, widerCommonType } from "../expr/types.ts";
 import { openTable } from "../ops/open-table.ts";
 import { readSnapshotRows, type ScanMetrics } from "../ops/read-files.ts";
 import { MILLIS_PER_DAY } from "../values/calendar.ts";
@@ -680,21 +682,48 @@ function outputReference(out: Relation, e: Expr): number | undefined {
 }
 
 function limitOffset(env: Env, r: Relation, limit?: Expr, offset?: Expr): Relation {
-  const count = (e: Expr, what: string) => {
-    const v = evaluateScalar(analyze(e, { relations: [] }), env.evalCtx);
-    const n = typeof v === "bigint" ? Number(v) : v;
-    if (typeof n !== "number" || !Number.isInteger(n) || n < 0) {
-      throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE:EXPRESSION", {
-        name: what,
-        expr: expressionSql(e),
-      });
-    }
-    return n;
-  };
-  const start = offset ? count(offset, "offset") : 0;
-  const end = limit ? start + count(limit, "limit") : r.table.numRows;
+  const start = offset ? limitLikeValue(env, r, offset, "offset") : 0;
+  const end = limit ? start + limitLikeValue(env, r, limit, "limit") : r.table.numRows;
   if (start === 0 && end >= r.table.numRows) return r;
   return { ...r, table: sliceTable(r.table, start, Math.min(end, r.table.numRows)) };
+}
+
+/**
+ * A LIMIT or OFFSET count, checked in the order of Spark's checkLimitLikeClause: a constant (a
+ * column of the rows it limits is not one), of type INT (so not 1.5, '2', 2L or 3000000000),
+ * not NULL, not negative.
+ */
+function limitLikeValue(env: Env, r: Relation, e: Expr, name: "limit" | "offset"): number {
+  let typed: Typed;
+  try {
+    typed = analyze(e, { relations: [] });
+  } catch (err) {
+    if (!(err instanceof SiltError && err.errorClass.startsWith("UNRESOLVED_COLUMN"))) throw err;
+    // Resolving against the rows it limits tells a column (not constant) from a typo.
+    typed = analyze(e, scopeFor(r));
+    throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE", {
+      expr: prettySql(typed),
+      name,
+    });
+  }
+  const expr = prettySql(typed);
+  if (typed.type !== "integer") {
+    throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE", {
+      expr,
+      name,
+      dataType: sqlTypeName(typed.type),
+    });
+  }
+  const v = evaluateScalar(typed, env.evalCtx) as number | null;
+  if (v === null) throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL", { expr, name });
+  if (v < 0) {
+    throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE:EXPRESSION", {
+      expr,
+      name,
+      value: v,
+    });
+  }
+  return v;
 }
 
 // ---------------------------------------------------------------------------------------------
