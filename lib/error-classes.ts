@@ -421,6 +421,11 @@ export const ERROR_CLASSES = {
     message:
       "Column(s) {unresolved} cannot be resolved in the condition of INSERT REPLACE ON: they are neither columns of the target table nor of the source.",
   },
+  DELTA_INVALID_CALENDAR_INTERVAL_EMPTY: {
+    status: 400,
+    sqlstate: "2200P",
+    message: "Interval cannot be null or blank.",
+  },
   DELTA_INVALID_DELETION_VECTOR_DESCRIPTOR: {
     status: 500,
     message: "Invalid {deletionVector}: {why}",
@@ -432,6 +437,16 @@ export const ERROR_CLASSES = {
   DELTA_INVALID_INGEST_MERGE_KEYS: {
     status: 400,
     message: "Table property silt.ingest.mergeKeys names `{key}`, which is not a column.",
+  },
+  DELTA_INVALID_INTERVAL: {
+    status: 400,
+    sqlstate: "22006",
+    message: "{interval} is not a valid INTERVAL.",
+  },
+  DELTA_INVALID_ISOLATION_LEVEL: {
+    status: 400,
+    sqlstate: "25000",
+    message: "invalid isolation level '{level}'",
   },
   DELTA_INVALID_PARTITION_COLUMN_TYPE: {
     status: 400,
@@ -986,6 +1001,16 @@ export const ERROR_CLASSES = {
     sqlstate: "22023",
     messages: {
       TABLE_ID_MISMATCH: "table-id {tableId} is not the id of {table}.",
+      // Delta's own messages for these carry no error class (IllegalArgumentException).
+      PROPERTY_NOT_BOOLEAN: 'For input string: "{value}". {key} needs to be true or false.',
+      PROPERTY_NOT_POSITIVE_INTEGER: "{key} needs to be a positive integer.",
+      PROPERTY_INDEXED_COLUMNS: "{key} needs to be larger than or equal to -1.",
+      PROPERTY_NOT_DURATION:
+        "{key} needs to be provided as a calendar interval such as '2 weeks'. Months and years are not accepted. You may specify '365 days' for a year instead.",
+      LOG_RETENTION_BELOW_DELETED_FILE_RETENTION:
+        "The table property {logKey}({log}) needs to be greater than or equal to {deletedKey}({deleted}).",
+      DELETED_FILE_RETENTION_ABOVE_LOG_RETENTION:
+        "The table property {deletedKey}({deleted}) needs to be less than or equal to {logKey}({log}).",
       NO_UPDATES: "Field 'updates' must list at least one update.",
       UNKNOWN_REQUIREMENT_TYPE: "Unknown requirement type '{type}'.",
       UNKNOWN_UPDATE_ACTION: "Unknown update action '{action}'.",

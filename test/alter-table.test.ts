@@ -134,3 +134,177 @@ describe("ALTER TABLE SET / UNSET TBLPROPERTIES", () => {
     expect((await sql("SELECT * FROM cdf")).body.error_class).toBe("TABLE_OR_VIEW_NOT_FOUND");
   });
 });
+
+describe("property values, validated as Delta validates them", () => {
+  const invalidParameter = (message: string) => ({
+    error_class: "INVALID_PARAMETER_VALUE",
+    message,
+    sqlstate: "22023",
+  });
+  const notInterval = (text: string) => ({
+    error_class: "DELTA_INVALID_INTERVAL",
+    message: `${text} is not a valid INTERVAL.`,
+    sqlstate: "22006",
+  });
+  const notDuration = (key: string) =>
+    invalidParameter(
+      `${key} needs to be provided as a calendar interval such as '2 weeks'. Months and years are not accepted. You may specify '365 days' for a year instead.`,
+    );
+  const notPositive = invalidParameter("delta.checkpointInterval needs to be a positive integer.");
+  const notBoolean = (key: string, value: string) =>
+    invalidParameter(`For input string: "${value}". ${key} needs to be true or false.`);
+  // What Spark 4.1 + Delta 4.3.1 answer for each (the class and message; Delta raises the
+  // INVALID_PARAMETER_VALUE ones as IllegalArgumentException without a class).
+  const refused: [string, string, Record<string, string>][] = [
+    ["delta.logRetentionDuration", "interval banana", notInterval("interval banana")],
+    ["delta.deletedFileRetentionDuration", "banana", notInterval("banana")],
+    ["delta.checkpointRetentionDuration", "interval 1.5 days", notInterval("interval 1.5 days")],
+    ["delta.logRetentionDuration", "interval 1 fortnight", notInterval("interval 1 fortnight")],
+    [
+      "delta.logRetentionDuration",
+      "   ",
+      {
+        error_class: "DELTA_INVALID_CALENDAR_INTERVAL_EMPTY",
+        message: "Interval cannot be null or blank.",
+        sqlstate: "2200P",
+      },
+    ],
+    [
+      "delta.deletedFileRetentionDuration",
+      "interval 1 month",
+      notDuration("delta.deletedFileRetentionDuration"),
+    ],
+    ["delta.logRetentionDuration", "interval 1 year", notDuration("delta.logRetentionDuration")],
+    ["delta.logRetentionDuration", "interval -3 days", notDuration("delta.logRetentionDuration")],
+    ["delta.checkpointInterval", "0", notPositive],
+    ["delta.checkpointInterval", "-1", notPositive],
+    ["delta.checkpointInterval", "abc", notPositive],
+    ["delta.checkpointInterval", "1.5", notPositive],
+    ["delta.checkpointInterval", " 5 ", notPositive],
+    ["delta.checkpointInterval", "2147483648", notPositive],
+    [
+      "delta.dataSkippingNumIndexedCols",
+      "-2",
+      invalidParameter("delta.dataSkippingNumIndexedCols needs to be larger than or equal to -1."),
+    ],
+    ["delta.appendOnly", "maybe", notBoolean("delta.appendOnly", "maybe")],
+    ["delta.appendOnly", " true ", notBoolean("delta.appendOnly", " true ")],
+    ["delta.enableChangeDataFeed", "maybe", notBoolean("delta.enableChangeDataFeed", "maybe")],
+    ["delta.enableExpiredLogCleanup", "yes", notBoolean("delta.enableExpiredLogCleanup", "yes")],
+    [
+      "delta.isolationLevel",
+      "Snapshot",
+      {
+        error_class: "DELTA_INVALID_ISOLATION_LEVEL",
+        message: "invalid isolation level 'Snapshot'",
+        sqlstate: "25000",
+      },
+    ],
+    // Silt's own (Delta OSS does not know it): bytes.
+    [
+      "delta.targetFileSize",
+      "big",
+      invalidParameter("delta.targetFileSize needs to be a positive integer."),
+    ],
+  ];
+
+  beforeAll(async () => {
+    await ok("CREATE TABLE pv (id INT) USING DELTA");
+    await ok("INSERT INTO pv VALUES (1)");
+  });
+
+  it("ALTER TABLE … SET TBLPROPERTIES refuses each with Delta's error, changing nothing", async () => {
+    const before = await properties("pv");
+    for (const [key, value, expected] of refused) {
+      const body = await failsUnchanged("pv", expected.error_class!, () =>
+        sql(`ALTER TABLE pv SET TBLPROPERTIES ('${key}' = '${value}')`),
+      );
+      expect(body, `${key} = '${value}'`).toEqual(expected);
+    }
+    expect(await properties("pv")).toEqual(before);
+  });
+
+  it("CREATE TABLE … TBLPROPERTIES and the REST create route refuse each, creating nothing", async () => {
+    for (const [key, value, expected] of refused) {
+      const res = await sql(
+        `CREATE TABLE bad (id INT) USING DELTA TBLPROPERTIES ('${key}' = '${value}')`,
+      );
+      expect(res.status, `${key} = '${value}'`).toBe(400);
+      expect(res.body, `${key} = '${value}'`).toEqual(expected);
+      const rest = await silt.call("POST", "/api/v1/tables", {
+        name: "al.s.bad",
+        columns: [{ name: "id", type: "INT" }],
+        properties: { [key]: value },
+      });
+      expect(rest.status, `${key} = '${value}'`).toBe(400);
+      expect(rest.body, `${key} = '${value}'`).toEqual(expected);
+    }
+    expect((await sql("SELECT * FROM bad")).body.error_class).toBe("TABLE_OR_VIEW_NOT_FOUND");
+  });
+
+  it("keeps the log's retention at least the deleted files', naming the one being set", async () => {
+    const log = (log: string, deleted: string) =>
+      invalidParameter(
+        `The table property delta.logRetentionDuration(${log}) needs to be greater than or equal to delta.deletedFileRetentionDuration(${deleted}).`,
+      );
+    // Against the default deleted-file retention, 1 week, shown as Spark shows intervals.
+    for (const [value, shown] of [
+      ["interval 1 day", "1 days"],
+      ["interval 90 minutes", "1 hours 30 minutes"],
+      ["interval 1 day 30 seconds", "1 days 30 seconds"],
+      ["interval 1500 milliseconds", "1.5 seconds"],
+      ["interval 1 microsecond", "0.000001 seconds"],
+      ["interval 0 days", "0 seconds"],
+    ]) {
+      const body = await failsUnchanged("pv", "INVALID_PARAMETER_VALUE", () =>
+        sql(`ALTER TABLE pv SET TBLPROPERTIES ('delta.logRetentionDuration' = '${value}')`),
+      );
+      expect(body, value).toEqual(log(shown!, "7 days"));
+    }
+    const deleted = await failsUnchanged("pv", "INVALID_PARAMETER_VALUE", () =>
+      sql("ALTER TABLE pv SET TBLPROPERTIES ('delta.deletedFileRetentionDuration' = '60 days')"),
+    );
+    expect(deleted).toEqual(
+      invalidParameter(
+        "The table property delta.deletedFileRetentionDuration(60 days) needs to be less than or equal to delta.logRetentionDuration(30 days).",
+      ),
+    );
+    const both = await sql(
+      "CREATE TABLE bad (id INT) USING DELTA TBLPROPERTIES (" +
+        "'delta.logRetentionDuration' = 'interval 10 days', " +
+        "'delta.deletedFileRetentionDuration' = 'interval 20 days')",
+    );
+    expect(both.body).toEqual(log("10 days", "20 days"));
+    // Both raised together in one change is fine.
+    await ok(
+      "ALTER TABLE pv SET TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 60 days', " +
+        "'delta.logRetentionDuration' = 'interval 90 days')",
+    );
+    expect(await properties("pv")).toMatchObject({
+      "delta.deletedFileRetentionDuration": "interval 60 days",
+      "delta.logRetentionDuration": "interval 90 days",
+    });
+  });
+
+  it("takes what Delta takes, storing booleans and the isolation level in one spelling", async () => {
+    await ok(
+      "CREATE TABLE ok1 (id INT) USING DELTA TBLPROPERTIES ('delta.appendOnly' = 'TRUE', " +
+        "'delta.isolationLevel' = 'writeserializable', 'delta.checkpointInterval' = '+5', " +
+        "'delta.enableDeletionVectors' = 'True', 'delta.dataSkippingNumIndexedCols' = '-1', " +
+        "'delta.logRetentionDuration' = 'interval 2 weeks 3 hours', " +
+        "'delta.deletedFileRetentionDuration' = '0 days')",
+    );
+    expect(await properties("ok1")).toMatchObject({
+      "delta.appendOnly": "true",
+      "delta.isolationLevel": "WriteSerializable",
+      "delta.checkpointInterval": "+5",
+      "delta.enableDeletionVectors": "true",
+      "delta.logRetentionDuration": "interval 2 weeks 3 hours",
+    });
+    // The table is append-only, as Delta reads 'TRUE'.
+    await ok("INSERT INTO ok1 VALUES (1)");
+    expect((await sql("DELETE FROM ok1 WHERE id = 1")).body.error_class).toBe(
+      "DELTA_CANNOT_MODIFY_APPEND_ONLY",
+    );
+  });
+});

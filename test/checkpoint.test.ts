@@ -1070,7 +1070,11 @@ describe("log cleanup", () => {
     await createTable(c, {
       name: "c.s.young",
       columns: [{ name: "id", type: "INT" }],
-      properties: { "delta.logRetentionDuration": "interval 3 days" },
+      // Delta keeps the deleted files' retention within the log's.
+      properties: {
+        "delta.logRetentionDuration": "interval 3 days",
+        "delta.deletedFileRetentionDuration": "interval 1 day",
+      },
     });
     const root = (await ctx.catalog.getTable("c", "s", "young")).location;
     for (let v = 1; v <= 12; v++) {

@@ -5,7 +5,8 @@
  * row tracking, domain metadata) that a caller may override through TBLPROPERTIES.
  *
  * 1. Reject TBLPROPERTIES that contradict a requirement, with the catalog's message.
- * 2. Reject unknown `delta.*` keys, as Delta does, so typos do not pass silently.
+ * 2. Reject unknown `delta.*` keys, as Delta does, so typos do not pass silently, and values Delta
+ *    would not take (table-property-values.ts).
  * 3. Turn on each suggestion the caller did not override.
  * 4. Derive the protocol from the resulting properties and the schema (timestamp_ntz needs its
  *    own feature).
@@ -16,6 +17,7 @@
 import { randomUUID } from "node:crypto";
 import { siltError } from "../errors.ts";
 import type { Protocol } from "./actions.ts";
+import { checkRetentionOrder, validPropertyValue } from "./table-property-values.ts";
 
 /** Property -> value the catalog insists on. */
 const REQUIRED_PROPERTIES: Record<string, string> = {
@@ -129,9 +131,9 @@ export function newTableProfile(
       // `delta.feature.*` is an instruction about the protocol, not a stored property.
       continue;
     }
-    checkKnownProperty(key, rawKey, value);
-    props[key] = value;
+    props[key] = checkedValue(key, rawKey, value);
   }
+  checkRetentionOrder(props, new Set(Object.keys(props)));
 
   const mappingMode = (props["delta.columnMapping.mode"] ?? "name").toLowerCase();
   if (!["none", "name", "id"].includes(mappingMode)) {
@@ -173,16 +175,19 @@ export function newTableProfile(
 }
 
 /**
- * Anything under `delta.` must be a property Silt understands, and change data feed must stay off:
- * Silt writes no change data files, so a table claiming the feed would lie to its readers.
+ * The value to store for a property: anything under `delta.` must be a property Silt understands,
+ * with a value Delta accepts (table-property-values.ts), and change data feed must stay off: Silt
+ * writes no change data files, so a table claiming the feed would lie to its readers.
  */
-function checkKnownProperty(key: string, rawKey: string, value: string): void {
+function checkedValue(key: string, rawKey: string, value: string): string {
   if (key.startsWith("delta.") && !KNOWN_DELTA_PROPERTIES.has(key)) {
     throw siltError("DELTA_UNKNOWN_CONFIGURATION", { rawKey });
   }
-  if (key === "delta.enableChangeDataFeed" && value.toLowerCase() !== "false") {
+  const stored = validPropertyValue(key, value);
+  if (key === "delta.enableChangeDataFeed" && stored !== "false") {
     throw siltError("DELTA_UNSUPPORTED_FEATURES_FOR_WRITE:CHANGE_DATA_FEED");
   }
+  return stored;
 }
 
 /**
@@ -207,6 +212,7 @@ export function alteredConfiguration(
   change: { set?: Record<string, string>; unset?: string[]; ifExists?: boolean },
 ): Record<string, string> {
   const next = { ...current };
+  const changed = new Set<string>();
   const verb = "alter";
   for (const [rawKey, value] of Object.entries(change.set ?? {})) {
     const key = canonicalKey(rawKey);
@@ -223,16 +229,21 @@ export function alteredConfiguration(
         key,
       });
     }
-    checkKnownProperty(key, rawKey, value);
-    if (FIXED_AFTER_CREATE.has(key) && (current[key] ?? "").toLowerCase() !== value.toLowerCase()) {
+    const stored = checkedValue(key, rawKey, value);
+    if (
+      FIXED_AFTER_CREATE.has(key) &&
+      (current[key] ?? "").toLowerCase() !== stored.toLowerCase()
+    ) {
       throw siltError("DELTA_UNSUPPORTED_TABLE_PROPERTY_CHANGE:WITH_VALUE", {
         tableName,
         key,
         currentValue: current[key] ?? "unset",
       });
     }
-    next[key] = value;
+    next[key] = stored;
+    changed.add(key);
   }
+  checkRetentionOrder(next, changed);
   const missing: string[] = [];
   for (const rawKey of change.unset ?? []) {
     const key = canonicalKey(rawKey);
