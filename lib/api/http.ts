@@ -7,6 +7,7 @@ import type { Context } from "hono";
 import { locationUri, type SiltContext } from "../context.ts";
 import { decodeArrowStream } from "../data/arrow-stream.ts";
 import { type SiltError, siltError } from "../errors.ts";
+import { parseExactJson } from "../values/exact-json.ts";
 import { asObject, type Json } from "./request.ts";
 
 export const ARROW_STREAM = "application/vnd.apache.arrow.stream";
@@ -42,7 +43,7 @@ export async function jsonBody(c: Context<Env>, allowEmpty = false): Promise<Jso
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseExactJson(text);
   } catch (err) {
     throw siltError("MALFORMED_REQUEST:BODY_NOT_JSON", { message: (err as Error).message });
   }

@@ -15,6 +15,7 @@ import type { Micros } from "../values/calendar.ts";
 import { formatDate, formatTimestamp, parseDate, parseTimestamp } from "../values/datetime-text.ts";
 import { formatDecimal, parseDecimal, type Unscaled } from "../values/decimal-text.ts";
 import { nearestNames } from "../values/did-you-mean.ts";
+import { JsonDecimal } from "../values/exact-json.ts";
 import { shortestFloat32 } from "../values/float-text.ts";
 import { quotePath } from "../values/identifiers.ts";
 import { base64, floatJson, longJson, mapKeyText, setKey } from "./json-encoding.ts";
@@ -54,6 +55,7 @@ const sqlTypeOfValue = (v: unknown): string => {
     case "number":
       return Number.isInteger(v) ? (Math.abs(v) <= 2147483647 ? "INT" : "BIGINT") : "DOUBLE";
     default:
+      if (v instanceof JsonDecimal) return "DOUBLE";
       return Array.isArray(v) ? "ARRAY" : v instanceof Uint8Array ? "BINARY" : "STRUCT";
   }
 };
@@ -62,6 +64,7 @@ export const showValue = (v: unknown): string => {
   let s: string;
   if (typeof v === "string") s = `'${v}'`;
   else if (typeof v === "bigint") s = String(v);
+  else if (v instanceof JsonDecimal) s = v.text;
   else if (v instanceof Uint8Array) s = `X'${Buffer.from(v).toString("hex").toUpperCase()}'`;
   else s = JSON.stringify(v) ?? String(v);
   return s.length > 200 ? `${s.slice(0, 200)}...` : s;
@@ -122,8 +125,10 @@ export function toInt(v: unknown, type: "byte" | "short" | "integer", loc: Loc):
   if (typeof v === "number") {
     if (!Number.isInteger(v)) castInvalid(v, type, loc);
     n = v;
-  } else if (typeof v === "bigint") {
-    n = v > 2147483648n || v < -2147483649n ? Number.POSITIVE_INFINITY : Number(v);
+  } else if (typeof v === "bigint" || v instanceof JsonDecimal) {
+    const b = typeof v === "bigint" ? v : v.integer();
+    if (b === "fraction") castInvalid(v, type, loc);
+    n = b > 2147483648n || b < -2147483649n ? Number.POSITIVE_INFINITY : Number(b);
   } else if (typeof v === "string") {
     const s = v.trim();
     if (!INT_RE.test(s)) castInvalid(v, type, loc);
@@ -144,6 +149,10 @@ export function toLong(v: unknown, loc: Loc): number | bigint {
     b = BigInt(v);
   } else if (typeof v === "bigint") {
     b = v;
+  } else if (v instanceof JsonDecimal) {
+    const exact = v.integer();
+    if (exact === "fraction") castInvalid(v, "long", loc);
+    b = exact;
   } else if (typeof v === "string") {
     const s = v.trim();
     if (!INT_RE.test(s)) castInvalid(v, "long", loc);
@@ -162,6 +171,8 @@ export function toLong(v: unknown, loc: Loc): number | bigint {
 export function toFloating(v: unknown, type: "float" | "double", loc: Loc): number {
   if (typeof v === "number") return v;
   if (typeof v === "bigint") return Number(v);
+  // The nearest double to the digits written.
+  if (v instanceof JsonDecimal) return Number(v.text);
   if (typeof v === "string") {
     const s = v.trim();
     if (FLOAT_RE.test(s)) return Number(s);
@@ -182,6 +193,7 @@ export function toDecimal(v: unknown, type: DecimalType, loc: Loc): Unscaled {
     if (!Number.isFinite(v)) castInvalid(v, type, loc);
     text = String(v);
   } else if (typeof v === "bigint") text = String(v);
+  else if (v instanceof JsonDecimal) text = v.text;
   else castInvalid(v, type, loc);
   const r = parseDecimal(text, type.precision, type.scale);
   if (r === "invalid") castInvalid(v, type, loc);
@@ -205,6 +217,7 @@ export function toBool(v: unknown, loc: Loc): boolean {
 export function toStr(v: unknown, loc: Loc): string {
   if (typeof v === "string") return v;
   if (typeof v === "number" || typeof v === "bigint" || typeof v === "boolean") return String(v);
+  if (v instanceof JsonDecimal) return v.text;
   castInvalid(v, "string", loc);
 }
 
@@ -237,7 +250,11 @@ export function toTimestamp(v: unknown, ntz: boolean, loc: Loc): Micros {
 }
 
 export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Uint8Array);
+  typeof v === "object" &&
+  v !== null &&
+  !Array.isArray(v) &&
+  !(v instanceof Uint8Array) &&
+  !(v instanceof JsonDecimal);
 
 /** Resolves object keys to field indices: exact name first, then ignoring case, as Spark does. */
 export class FieldIndex {

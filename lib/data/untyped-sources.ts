@@ -12,6 +12,7 @@ import type * as arrow from "apache-arrow";
 import type { DataType, StructField, StructType } from "../delta/schema.ts";
 import { parseSparkTypeName } from "../delta/type-name-parser.ts";
 import { siltError } from "../errors.ts";
+import { JsonDecimal } from "../values/exact-json.ts";
 import { parseCsv } from "./csv.ts";
 import { rowsToArrow } from "./json-to-arrow.ts";
 
@@ -135,6 +136,9 @@ function inferType(rows: unknown[], name: string): DataType {
     let t: DataType;
     if (typeof v === "boolean") t = "boolean";
     else if (typeof v === "number") t = Number.isInteger(v) ? "long" : "double";
+    // Numbers a double cannot hold (lib/values/exact-json.ts): integers past 2^53, more digits.
+    else if (typeof v === "bigint") t = "long";
+    else if (v instanceof JsonDecimal) t = "double";
     else if (typeof v === "string") t = "string";
     else {
       throw siltError("INVALID_REQUEST:SOURCE_COLUMN_NESTED", { name });
