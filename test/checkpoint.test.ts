@@ -371,6 +371,8 @@ describe("checkpoints", () => {
     expect(logRetentionMs({ "delta.logRetentionDuration": "garbage" })).toBe(30 * DAY_MS);
     expect(checkpointInterval({})).toBe(10);
     expect(checkpointInterval({ "delta.checkpointInterval": "3" })).toBe(3);
+    // Written as Java's Integer.parseInt reads it, which Delta (and Silt's validation) accept.
+    expect(checkpointInterval({ "delta.checkpointInterval": "+5" })).toBe(5);
     expect(checkpointInterval({ "delta.checkpointInterval": "0" })).toBe(10);
   });
 

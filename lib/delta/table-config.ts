@@ -119,7 +119,7 @@ export function deletedFileRetentionMs(configuration: Record<string, string>): n
 /** `delta.checkpointInterval`: commits between checkpoints (10 by default). */
 export function checkpointInterval(configuration: Record<string, string>): number {
   const raw = configuration["delta.checkpointInterval"];
-  if (raw === undefined || !/^\s*\d+\s*$/.test(raw)) return DEFAULT_CHECKPOINT_INTERVAL;
+  if (raw === undefined || !/^\s*\+?\d+\s*$/.test(raw)) return DEFAULT_CHECKPOINT_INTERVAL;
   const n = Number(raw);
   return n >= 1 ? n : DEFAULT_CHECKPOINT_INTERVAL;
 }
