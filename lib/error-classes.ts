@@ -446,7 +446,7 @@ export const ERROR_CLASSES = {
   DELTA_INVALID_ISOLATION_LEVEL: {
     status: 400,
     sqlstate: "25000",
-    message: "invalid isolation level '{level}'",
+    message: "invalid isolation level '{isolationLevel}'",
   },
   DELTA_INVALID_PARTITION_COLUMN_TYPE: {
     status: 400,
@@ -967,7 +967,7 @@ export const ERROR_CLASSES = {
     status: 400,
     sqlstate: "42K0E",
     message:
-      'The limit like expression "{expr}" is invalid. The {name} expression must be integer type, but got "{dataType}".',
+      "The limit like expression {expr} is invalid. The {name} expression must be integer type, but got {dataType}.",
   },
   "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE": {
     status: 400,
@@ -975,20 +975,20 @@ export const ERROR_CLASSES = {
     messages: {
       HISTORY_LIMIT: "The history limit must be a positive integer.",
       EXPRESSION:
-        'The limit like expression "{expr}" is invalid. The {name} expression must be equal to or greater than 0, but got {value}.',
+        "The limit like expression {expr} is invalid. The {name} expression must be equal to or greater than 0, but got {v}.",
     },
   },
   "INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL": {
     status: 400,
     sqlstate: "42K0E",
     message:
-      'The limit like expression "{expr}" is invalid. The evaluated {name} expression must not be null.',
+      "The limit like expression {expr} is invalid. The evaluated {name} expression must not be null.",
   },
   "INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE": {
     status: 400,
     sqlstate: "42K0E",
     message:
-      'The limit like expression "{expr}" is invalid. The {name} expression must evaluate to a constant value.',
+      "The limit like expression {expr} is invalid. The {name} expression must evaluate to a constant value.",
   },
   INVALID_NUMERIC_LITERAL_RANGE: {
     status: 400,

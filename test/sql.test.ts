@@ -412,12 +412,13 @@ describe("POST /api/v1/sql", () => {
 
     it("refuses a LIMIT or OFFSET that is not a constant INT as Spark does", async () => {
       const values = "SELECT * FROM VALUES (1), (2), (3) AS v(a)";
-      // Spark 4.1's classes and messages for each (checkLimitLikeClause).
+      // Spark 4.1's classes, messages and messageParameters for each (checkLimitLikeClause).
       const typeError = (name: string, expr: string, type: string) => ({
         error_class: "INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE",
         message: `The limit like expression "${expr}" is invalid. The ${name} expression must be integer type, but got "${type}".`,
+        message_parameters: { name, expr: `"${expr}"`, dataType: `"${type}"` },
       });
-      const cases: [string, { error_class: string; message: string }][] = [
+      const cases: [string, Record<string, unknown>][] = [
         ["LIMIT 'a'", typeError("limit", "a", "STRING")],
         ["LIMIT '2'", typeError("limit", "2", "STRING")],
         ["LIMIT 1.5", typeError("limit", "1.5", "DECIMAL(2,1)")],
@@ -434,6 +435,7 @@ describe("POST /api/v1/sql", () => {
             error_class: "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
             message:
               'The limit like expression "-1" is invalid. The limit expression must be equal to or greater than 0, but got -1.',
+            message_parameters: { name: "limit", expr: '"-1"', v: "-1" },
           },
         ],
         [
@@ -442,6 +444,7 @@ describe("POST /api/v1/sql", () => {
             error_class: "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE",
             message:
               'The limit like expression "-1" is invalid. The offset expression must be equal to or greater than 0, but got -1.',
+            message_parameters: { name: "offset", expr: '"-1"', v: "-1" },
           },
         ],
         [
@@ -450,6 +453,7 @@ describe("POST /api/v1/sql", () => {
             error_class: "INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL",
             message:
               'The limit like expression "CAST(NULL AS INT)" is invalid. The evaluated limit expression must not be null.',
+            message_parameters: { name: "limit", expr: '"CAST(NULL AS INT)"' },
           },
         ],
         [
@@ -458,6 +462,7 @@ describe("POST /api/v1/sql", () => {
             error_class: "INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE",
             message:
               'The limit like expression "a" is invalid. The limit expression must evaluate to a constant value.',
+            message_parameters: { name: "limit", expr: '"a"' },
           },
         ],
       ];

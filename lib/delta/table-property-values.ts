@@ -84,7 +84,8 @@ export function validPropertyValue(key: string, value: string): string {
       return value;
     case "delta.isolationLevel": {
       const level = ISOLATION_LEVELS.find((l) => l.toLowerCase() === value.toLowerCase());
-      if (level === undefined) throw siltError("DELTA_INVALID_ISOLATION_LEVEL", { level: value });
+      if (level === undefined)
+        throw siltError("DELTA_INVALID_ISOLATION_LEVEL", { isolationLevel: value });
       return level;
     }
   }

@@ -39,7 +39,7 @@ import { lookupFunction } from "../expr/functions.ts";
 import { canMatchRowGroup, fileMatcher } from "../expr/prune.ts";
 import { fromScalar, toScalar } from "../expr/scalar-json.ts";
 import type { Typed } from "../expr/typed.ts";
-import { type Scalar, sqlTypeName, widerCommonType } from "../expr/types.ts";
+import { quotedType, type Scalar, widerCommonType } from "../expr/types.ts";
 import { openTable } from "../ops/open-table.ts";
 import { readSnapshotRows, type ScanMetrics } from "../ops/read-files.ts";
 import { MILLIS_PER_DAY } from "../values/calendar.ts";
@@ -691,7 +691,7 @@ function limitOffset(env: Env, r: Relation, limit?: Expr, offset?: Expr): Relati
 /**
  * A LIMIT or OFFSET count, checked in the order of Spark's checkLimitLikeClause: a constant (a
  * column of the rows it limits is not one), of type INT (so not 1.5, '2', 2L or 3000000000),
- * not NULL, not negative.
+ * not NULL, not negative. The expression and type go in double quotes, as Spark passes them.
  */
 function limitLikeValue(env: Env, r: Relation, e: Expr, name: "limit" | "offset"): number {
   let typed: Typed;
@@ -702,27 +702,22 @@ function limitLikeValue(env: Env, r: Relation, e: Expr, name: "limit" | "offset"
     // Resolving against the rows it limits tells a column (not constant) from a typo.
     typed = analyze(e, scopeFor(r));
     throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE", {
-      expr: prettySql(typed),
+      expr: `"${prettySql(typed)}"`,
       name,
     });
   }
-  const expr = prettySql(typed);
+  const expr = `"${prettySql(typed)}"`;
   if (typed.type !== "integer") {
     throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE", {
       expr,
       name,
-      dataType: sqlTypeName(typed.type),
+      dataType: quotedType(typed.type),
     });
   }
   const v = evaluateScalar(typed, env.evalCtx) as number | null;
   if (v === null) throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NULL", { expr, name });
-  if (v < 0) {
-    throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE:EXPRESSION", {
-      expr,
-      name,
-      value: v,
-    });
-  }
+  if (v < 0)
+    throw siltError("INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE:EXPRESSION", { expr, name, v });
   return v;
 }
 
