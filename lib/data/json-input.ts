@@ -12,16 +12,15 @@ import {
 } from "../delta/schema.ts";
 import { siltError } from "../errors.ts";
 import type { Micros } from "../values/calendar.ts";
+import { parseBoolean, parseFloating } from "../values/cast-text.ts";
 import { formatDate, formatTimestamp, parseDate, parseTimestamp } from "../values/datetime-text.ts";
 import { formatDecimal, parseDecimal, type Unscaled } from "../values/decimal-text.ts";
 import { nearestNames } from "../values/did-you-mean.ts";
 import { JsonDecimal } from "../values/exact-json.ts";
 import { shortestFloat32 } from "../values/float-text.ts";
 import { quotePath } from "../values/identifiers.ts";
+import { INT64_MAX, INT64_MIN } from "../values/int64.ts";
 import { base64, floatJson, longJson, mapKeyText, setKey } from "./json-encoding.ts";
-
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
 
 // ---------------------------------------------------------------------------------------------
 // Error reporting
@@ -108,8 +107,6 @@ export const suggestions = (name: string, candidates: readonly string[]): string
     .map((c) => quotePath([c]))
     .join(", ");
 
-const FLOAT_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-
 // ---------------------------------------------------------------------------------------------
 // Scalar conversions from accepted JSON input to internal values
 
@@ -173,17 +170,9 @@ export function toFloating(v: unknown, type: "float" | "double", loc: Loc): numb
   if (typeof v === "bigint") return Number(v);
   // The nearest double to the digits written.
   if (v instanceof JsonDecimal) return Number(v.text);
-  if (typeof v === "string") {
-    const s = v.trim();
-    if (FLOAT_RE.test(s)) return Number(s);
-    const lower = s.toLowerCase();
-    if (lower === "nan") return Number.NaN;
-    if (lower === "infinity" || lower === "+infinity" || lower === "inf" || lower === "+inf") {
-      return Number.POSITIVE_INFINITY;
-    }
-    if (lower === "-infinity" || lower === "-inf") return Number.NEGATIVE_INFINITY;
-  }
-  castInvalid(v, type, loc);
+  const x = typeof v === "string" ? parseFloating(v) : undefined;
+  if (x === undefined) castInvalid(v, type, loc);
+  return x;
 }
 
 export function toDecimal(v: unknown, type: DecimalType, loc: Loc): Unscaled {
@@ -201,17 +190,11 @@ export function toDecimal(v: unknown, type: DecimalType, loc: Loc): Unscaled {
   return r;
 }
 
-const TRUE_TEXT = new Set(["t", "true", "y", "yes", "1"]);
-const FALSE_TEXT = new Set(["f", "false", "n", "no", "0"]);
-
 export function toBool(v: unknown, loc: Loc): boolean {
   if (typeof v === "boolean") return v;
-  if (typeof v === "string") {
-    const s = v.trim().toLowerCase();
-    if (TRUE_TEXT.has(s)) return true;
-    if (FALSE_TEXT.has(s)) return false;
-  }
-  castInvalid(v, "boolean", loc);
+  const b = typeof v === "string" ? parseBoolean(v) : undefined;
+  if (b === undefined) castInvalid(v, "boolean", loc);
+  return b;
 }
 
 export function toStr(v: unknown, loc: Loc): string {

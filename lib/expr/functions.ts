@@ -13,12 +13,13 @@ import { siltError } from "../errors.ts";
 import { civilFromDays, daysFromCivil, daysInMonth, MICROS_PER_DAY_N } from "../values/calendar.ts";
 import { divHalfUp, fitsPrecision, pow10n, rescale } from "../values/decimal-scale.ts";
 import { formatDecimal, parseDecimal } from "../values/decimal-text.ts";
+import { floorDiv } from "../values/floor-div.ts";
 import { INT64_MAX, INT64_MIN } from "../values/int64.ts";
 import { arithmeticOverflow, castInvalidInput, decimalOutOfRange } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
 import { integralNegate } from "./scalar-arithmetic.ts";
 import { compareScalars } from "./scalar-order.ts";
-import { floorDivN, parseSparkDate, parseSparkTimestamp } from "./scalar-parse.ts";
+import { parseSparkDate, parseSparkTimestamp } from "./scalar-parse.ts";
 import type { ArgSpec, CallNode, FunctionDef, ResolveContext, Typed } from "./typed.ts";
 import {
   boundedDecimal,
@@ -313,7 +314,7 @@ for (const name of ["floor", "ceil", "ceiling"]) {
       if (isDecimalType(xt)) {
         const p = pow10n(xt.scale);
         const u = v as bigint;
-        return up ? -floorDivN(-u, p) : floorDivN(u, p);
+        return up ? -floorDiv(-u, p) : floorDiv(u, p);
       }
       const x = v as number;
       const r = up ? Math.ceil(x) : Math.floor(x);
@@ -507,7 +508,7 @@ simple("dayofyear", [1, 1], ["date"], "integer", ([d]) => {
 });
 
 const MICROS_PER_HOUR = 3_600_000_000n;
-const timeOfDay = (ts: bigint): bigint => ts - floorDivN(ts, MICROS_PER_DAY_N) * MICROS_PER_DAY_N;
+const timeOfDay = (ts: bigint): bigint => ts - floorDiv(ts, MICROS_PER_DAY_N) * MICROS_PER_DAY_N;
 simple("hour", [1, 1], ["timestamp"], "integer", ([t]) =>
   Number(timeOfDay(t as bigint) / MICROS_PER_HOUR),
 );
@@ -523,7 +524,7 @@ define({
   kind: "scalar",
   arity: { min: 0, max: 0 },
   resolve: () => call("current_date", [], "date", false),
-  eval: (_args, _node, env) => Number(floorDivN(env.now, MICROS_PER_DAY_N)),
+  eval: (_args, _node, env) => Number(floorDiv(env.now, MICROS_PER_DAY_N)),
 });
 define(
   {

@@ -6,10 +6,12 @@
 import { type DecimalType, MAX_DECIMAL_PRECISION } from "../delta/schema.ts";
 import { SiltError } from "../errors.ts";
 import { MICROS_PER_DAY_N } from "../values/calendar.ts";
+import { parseBoolean, parseFloating, trimControl } from "../values/cast-text.ts";
 import { formatDate, formatTimestampSpark } from "../values/datetime-text.ts";
 import { fitsPrecision, pow10n, rescale } from "../values/decimal-scale.ts";
 import { formatDecimal, javaDecimalString, parseDecimal } from "../values/decimal-text.ts";
 import { javaDoubleString, javaFloatString } from "../values/float-text.ts";
+import { floorDiv } from "../values/floor-div.ts";
 import { INT64_MAX, INT64_MIN } from "../values/int64.ts";
 import {
   arithmeticOverflow,
@@ -20,15 +22,7 @@ import {
 import type { SqlType } from "./ast.ts";
 import { integralRange } from "./scalar-arithmetic.ts";
 import { fromScalar, toScalar } from "./scalar-json.ts";
-import {
-  FALSE_STRINGS,
-  floorDivN,
-  parseFloating,
-  parseSparkDate,
-  parseSparkTimestamp,
-  TRUE_STRINGS,
-  trimControl,
-} from "./scalar-parse.ts";
+import { parseSparkDate, parseSparkTimestamp } from "./scalar-parse.ts";
 import {
   type IntegralName,
   isComplex,
@@ -75,10 +69,9 @@ function castValue(v: Scalar, from: SqlType, to: SqlType): Scalar | null {
       return utf8Encoder.encode(v as string);
     case "boolean":
       if (from === "string") {
-        const s = trimControl(v as string).toLowerCase();
-        if (TRUE_STRINGS.has(s)) return true;
-        if (FALSE_STRINGS.has(s)) return false;
-        throw castInvalidInput(v, from, to);
+        const b = parseBoolean(v as string);
+        if (b === undefined) throw castInvalidInput(v, from, to);
+        return b;
       }
       if (typeof v === "bigint") return v !== 0n;
       return (v as number) !== 0;
@@ -111,7 +104,7 @@ function castValue(v: Scalar, from: SqlType, to: SqlType): Scalar | null {
         if (d === undefined) throw castInvalidInput(v, from, to);
         return d;
       }
-      return Number(floorDivN(v as bigint, MICROS_PER_DAY_N));
+      return Number(floorDiv(v as bigint, MICROS_PER_DAY_N));
     case "timestamp":
     case "timestamp_ntz":
       if (from === "string") {
@@ -169,7 +162,7 @@ function toIntegral(v: Scalar, from: SqlType, to: IntegralName): number | bigint
     if (b > hi) b = hi;
     if (b < lo) b = lo;
   } else if (from === "timestamp") {
-    b = floorDivN(v as bigint, 1_000_000n);
+    b = floorDiv(v as bigint, 1_000_000n);
     if (b < lo || b > hi) throw castOverflow(v, from, to);
   } else {
     b = BigInt(v as number | bigint);

@@ -5,13 +5,14 @@
 
 import { DecimalValue } from "../data/stats.ts";
 import { MAX_DECIMAL_PRECISION } from "../delta/schema.ts";
+import { parseFloating } from "../values/cast-text.ts";
 import { formatDate, formatTimestamp } from "../values/datetime-text.ts";
 import { pow10n, rescale } from "../values/decimal-scale.ts";
 import { formatDecimal, parseDecimal } from "../values/decimal-text.ts";
 import { shortestFloat32 } from "../values/float-text.ts";
 import { castInvalidInput } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
-import { parseFloating, parseSparkDate, parseSparkTimestamp } from "./scalar-parse.ts";
+import { parseSparkDate, parseSparkTimestamp } from "./scalar-parse.ts";
 import type { Scalar } from "./types.ts";
 
 const base64 = (b: Uint8Array): string =>

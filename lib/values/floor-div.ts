@@ -7,7 +7,7 @@ import type { Micros } from "./calendar.ts";
 
 export function floorDiv(v: bigint, d: bigint): bigint {
   const q = v / d;
-  return v < 0n && q * d !== v ? q - 1n : q;
+  return q * d !== v && v < 0n !== d < 0n ? q - 1n : q;
 }
 
 /** floorDiv for a value that is a number while it is safe and a bigint beyond. */
