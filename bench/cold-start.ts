@@ -21,8 +21,9 @@ const RUNS = 5;
 const run = promisify(execFile);
 const ROWS = 1000;
 const WASM = "parquet_wasm_bg.wasm";
+const GLUE = "parquet_wasm.cjs";
 
-/** The bundle and the .wasm as the stack ships them (infra/silt-stack.ts bundling options). */
+/** The bundle, the glue and the .wasm as the stack ships them (infra/silt-stack.ts bundling options). */
 async function bundleInsert(dir: string): Promise<string> {
   const out = path.join(dir, "insert-bundle");
   mkdirSync(out, { recursive: true });
@@ -40,8 +41,9 @@ async function bundleInsert(dir: string): Promise<string> {
     sourcesContent: false,
     logLevel: "error",
   });
-  const wasm = createRequire(import.meta.url).resolve(`parquet-wasm/esm/${WASM}`);
-  copyFileSync(wasm, path.join(out, WASM));
+  const glue = createRequire(import.meta.url).resolve("parquet-wasm/node");
+  copyFileSync(glue, path.join(out, GLUE));
+  copyFileSync(path.join(path.dirname(glue), WASM), path.join(out, WASM));
   return out;
 }
 
@@ -82,7 +84,7 @@ export async function coldStart(dir: string): Promise<CaseResult> {
       ...process.env,
       BUNDLE: pathToFileURL(bundle).href,
       EVENT: JSON.stringify(event),
-      SILT_PARQUET_WASM: path.join(out, WASM),
+      SILT_PARQUET_WASM_GLUE: path.join(out, GLUE),
       NODE_OPTIONS: "--enable-source-maps",
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
     };

@@ -1,7 +1,7 @@
 /**
  * Builds Silt's Lambda functions, one per file in functions/: each with its own log group, its
  * own role holding exactly the access its code path needs (data-access.ts), an alarm on its
- * Errors, and an esbuild bundle with the parquet-wasm module next to it. Only plain
+ * Errors, and an esbuild bundle with parquet-wasm's Node build (glue and .wasm) next to it. Only plain
  * CloudFormation resources and local bundling: nothing needs Docker or a deploy-time Lambda.
  */
 import { createRequire } from "node:module";
@@ -26,6 +26,8 @@ const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** Where the Lambda runtime unpacks a zip function; the bundle and the .wasm sit at its root. */
 const LAMBDA_TASK_ROOT = "/var/task";
 const PARQUET_WASM = "parquet_wasm_bg.wasm";
+/** parquet-wasm's Node glue, which reads PARQUET_WASM from its own directory; .cjs keeps it CommonJS. */
+const PARQUET_WASM_GLUE = "parquet_wasm.cjs";
 
 export interface FunctionOptions {
   /** The file in functions/ the function runs. */
@@ -73,9 +75,9 @@ export class LambdaFunctions {
       SILT_COMMITS_TABLE: storage.commitsTable.tableName,
       SILT_CATALOG_TABLE: storage.catalogTable.tableName,
       SILT_PRINCIPAL: "silt",
-      // Points parquet-wasm straight at the copy shipped in the bundle instead of letting
-      // it probe module resolution (NODE_PATH includes the runtime's own directories).
-      SILT_PARQUET_WASM: `${LAMBDA_TASK_ROOT}/${PARQUET_WASM}`,
+      // Points lib/data/parquet-wasm.ts straight at the glue shipped beside the bundle instead
+      // of letting it probe module resolution (NODE_PATH includes the runtime's own directories).
+      SILT_PARQUET_WASM_GLUE: `${LAMBDA_TASK_ROOT}/${PARQUET_WASM_GLUE}`,
       // Unhandled-error stack traces in the logs then name lib/ sources, not minified code.
       NODE_OPTIONS: "--enable-source-maps",
     };
@@ -103,7 +105,8 @@ export class LambdaFunctions {
     );
     grantDataAccess(role, opts.access, this.#storage);
 
-    const wasmSource = createRequire(import.meta.url).resolve(`parquet-wasm/esm/${PARQUET_WASM}`);
+    const glueSource = createRequire(import.meta.url).resolve("parquet-wasm/node");
+    const wasmSource = join(dirname(glueSource), PARQUET_WASM);
     const fn = new nodejs.NodejsFunction(scope, `${name}Function`, {
       entry: join(PROJECT_ROOT, "functions", `${opts.operation}.ts`),
       handler: "handler",
@@ -141,8 +144,10 @@ export class LambdaFunctions {
         commandHooks: {
           beforeBundling: () => [],
           beforeInstall: () => [],
-          // lib/data/parquet.ts loads the wasm from SILT_PARQUET_WASM, i.e. next to the bundle.
+          // lib/data/parquet-wasm.ts loads the glue from SILT_PARQUET_WASM_GLUE at run time (a
+          // bundled copy could never be replaced after a trap), i.e. next to the bundle.
           afterBundling: (_inputDir: string, outputDir: string) => [
+            `cp "${glueSource}" "${join(outputDir, PARQUET_WASM_GLUE)}"`,
             `cp "${wasmSource}" "${join(outputDir, PARQUET_WASM)}"`,
           ],
         },

@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { App, Aspects, Stack, aws_s3 as s3 } from "aws-cdk-lib";
 import { Annotations, Match, Template } from "aws-cdk-lib/assertions";
@@ -27,7 +27,8 @@ const CDK_JSON = JSON.parse(readFileSync(join(ROOT, "cdk.json"), "utf8")) as {
   app: string;
   context: Record<string, unknown>;
 };
-const WASM_SOURCE = createRequire(import.meta.url).resolve("parquet-wasm/esm/parquet_wasm_bg.wasm");
+const GLUE_SOURCE = createRequire(import.meta.url).resolve("parquet-wasm/node");
+const WASM_SOURCE = join(dirname(GLUE_SOURCE), "parquet_wasm_bg.wasm");
 
 type Json = Record<string, unknown>;
 type CfnResource = { Type: string; Properties: Json; DeletionPolicy?: string } & Json;
@@ -452,7 +453,7 @@ describe("functions", () => {
       SILT_COMMITS_TABLE: { Ref: logicalId(stack.commitsTable) },
       SILT_CATALOG_TABLE: { Ref: logicalId(stack.catalogTable) },
       SILT_PRINCIPAL: "silt",
-      SILT_PARQUET_WASM: "/var/task/parquet_wasm_bg.wasm",
+      SILT_PARQUET_WASM_GLUE: "/var/task/parquet_wasm.cjs",
       NODE_OPTIONS: "--enable-source-maps",
     };
     // Credential vending commits nothing and its answers are secrets: no idempotency records.
@@ -1317,16 +1318,19 @@ describe("bundled code in the cloud assembly", () => {
     return join(outdir, `asset.${code.S3Key.replace(/\.zip$/, "")}`);
   };
 
-  it("holds each function's ESM bundle with parquet-wasm's .wasm next to it", () => {
+  it("holds each function's ESM bundle with parquet-wasm's Node glue and .wasm next to it", () => {
     const wasmSize = statSync(WASM_SOURCE).size;
+    const glue = readFileSync(GLUE_SOURCE, "utf8");
     for (const op of ALL_FUNCTIONS) {
       const dir = assetDir(op);
       expect(readdirSync(dir).sort(), op).toEqual([
         "index.mjs",
         "index.mjs.map",
+        "parquet_wasm.cjs",
         "parquet_wasm_bg.wasm",
       ]);
       expect(statSync(join(dir, "parquet_wasm_bg.wasm")).size, op).toBe(wasmSize);
+      expect(readFileSync(join(dir, "parquet_wasm.cjs"), "utf8") === glue, op).toBe(true);
     }
   });
 

@@ -12,134 +12,28 @@
  * parquet-wasm's eyes: nothing else reads the key-value metadata it drops.
  */
 import * as arrow from "apache-arrow";
-import * as pw from "parquet-wasm/esm";
-import { arrowSchemaOf, blobOf, corrupt, type RangeSource } from "./parquet-source.ts";
-
-const INT96_HINT_TYPE = new arrow.Timestamp(arrow.TimeUnit.MICROSECOND, "UTC");
-
-/** Thrift compact protocol type codes (the field header's low nibble). */
-const T_BOOL_TRUE = 1;
-const T_BOOL_FALSE = 2;
-const T_BYTE = 3;
-const T_I16 = 4;
-const T_I32 = 5;
-const T_I64 = 6;
-const T_DOUBLE = 7;
-const T_BINARY = 8;
-const T_LIST = 9;
-const T_SET = 10;
-const T_MAP = 11;
-const T_STRUCT = 12;
+import {
+  arrowSchemaMetadata,
+  arrowSchemaOnly,
+  footerTail,
+  footerWith,
+  withFooter,
+} from "./parquet-footer-edit.ts";
+import { arrowSchemaOf, blobOf, type RangeSource } from "./parquet-source.ts";
+import { onParquetWasm } from "./parquet-wasm.ts";
+import {
+  CompactCursor,
+  concatBytes,
+  structFields,
+  T_BINARY,
+  T_I32,
+  T_LIST,
+} from "./thrift-compact.ts";
 
 /** Physical type code of INT96 in SchemaElement.type. */
 const PARQUET_INT96 = 3;
 
-class CompactCursor {
-  pos = 0;
-  constructor(private readonly bytes: Uint8Array) {}
-
-  private advance(n: number): void {
-    if (this.pos + n > this.bytes.length) throw corrupt("footer ends inside a value");
-    this.pos += n;
-  }
-
-  byte(): number {
-    if (this.pos >= this.bytes.length) throw corrupt("footer ends inside a value");
-    return this.bytes[this.pos++];
-  }
-
-  /** Unsigned varint; exact up to 2^53, which every length, count and id here is. */
-  varint(): number {
-    let v = 0;
-    let scale = 1;
-    for (;;) {
-      const b = this.byte();
-      v += (b & 0x7f) * scale;
-      if ((b & 0x80) === 0) return v;
-      scale *= 128;
-      if (scale > 2 ** 70) throw corrupt("varint too long");
-    }
-  }
-
-  /** A binary value's [start, end) in the footer. */
-  binaryRange(): [number, number] {
-    const length = this.varint();
-    const start = this.pos;
-    this.advance(length);
-    return [start, this.pos];
-  }
-
-  zigzag(): number {
-    const v = this.varint();
-    return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
-  }
-
-  /** Next field header of a struct as [id, type], or undefined at its stop byte. */
-  field(previousId: number): [number, number] | undefined {
-    const h = this.byte();
-    if (h === 0) return undefined;
-    const delta = h >> 4;
-    return [delta === 0 ? this.zigzag() : previousId + delta, h & 0x0f];
-  }
-
-  listHeader(): [number, number] {
-    const h = this.byte();
-    const size = h >> 4;
-    return [size === 15 ? this.varint() : size, h & 0x0f];
-  }
-
-  /** Skips a value; `element` when it sits in a list, set or map rather than a struct field. */
-  skip(type: number, element = false, depth = 0): void {
-    if (depth > 64) throw corrupt("footer nests too deeply");
-    switch (type) {
-      case T_BOOL_TRUE:
-      case T_BOOL_FALSE:
-        // A boolean struct field is all header; a boolean element takes a byte.
-        if (element) this.advance(1);
-        return;
-      case T_BYTE:
-        this.advance(1);
-        return;
-      case T_I16:
-      case T_I32:
-      case T_I64:
-        this.varint();
-        return;
-      case T_DOUBLE:
-        this.advance(8);
-        return;
-      case T_BINARY:
-        this.advance(this.varint());
-        return;
-      case T_LIST:
-      case T_SET: {
-        const [n, elem] = this.listHeader();
-        for (let i = 0; i < n; i++) this.skip(elem, true, depth + 1);
-        return;
-      }
-      case T_MAP: {
-        const n = this.varint();
-        if (n === 0) return;
-        const kv = this.byte();
-        for (let i = 0; i < n; i++) {
-          this.skip(kv >> 4, true, depth + 1);
-          this.skip(kv & 0x0f, true, depth + 1);
-        }
-        return;
-      }
-      case T_STRUCT: {
-        let id = 0;
-        for (let f = this.field(id); f; f = this.field(id)) {
-          id = f[0];
-          this.skip(f[1], false, depth + 1);
-        }
-        return;
-      }
-      default:
-        throw corrupt(`unknown thrift type ${type}`);
-    }
-  }
-}
+const INT96_HINT_TYPE = new arrow.Timestamp(arrow.TimeUnit.MICROSECOND, "UTC");
 
 /** INT96 columns of a file: how many, and the names of the top-level ones. */
 interface Int96Columns {
@@ -189,98 +83,6 @@ export function int96Columns(footerThrift: Uint8Array): Int96Columns | undefined
     return found.count > 0 ? found : undefined;
   }
   return undefined;
-}
-
-interface FooterField {
-  id: number;
-  type: number;
-  /** The value's bytes, after the field header. */
-  start: number;
-  end: number;
-}
-
-function footerFields(footerThrift: Uint8Array): FooterField[] {
-  const c = new CompactCursor(footerThrift);
-  const fields: FooterField[] = [];
-  let id = 0;
-  for (let f = c.field(id); f; f = c.field(id)) {
-    id = f[0];
-    const start = c.pos;
-    c.skip(f[1]);
-    fields.push({ id, type: f[1], start, end: c.pos });
-  }
-  return fields;
-}
-
-/** The footer thrift with its key-value metadata (field 5) replaced by ARROW:schema alone. */
-function footerWithArrowSchema(
-  footerThrift: Uint8Array,
-  fields: FooterField[],
-  arrowSchemaB64: string,
-): Uint8Array {
-  const kv = compactKeyValueList("ARROW:schema", arrowSchemaB64);
-  const kept = fields.filter((f) => f.id !== 5);
-  kept.push({ id: 5, type: T_LIST, start: -1, end: -1 });
-  kept.sort((a, b) => a.id - b.id);
-  const chunks: Uint8Array[] = [];
-  let previous = 0;
-  for (const f of kept) {
-    const delta = f.id - previous;
-    chunks.push(
-      delta > 0 && delta <= 15
-        ? Uint8Array.of((delta << 4) | f.type)
-        : Uint8Array.of(f.type, ...varintBytes(zigzag32(f.id))),
-    );
-    chunks.push(f.start < 0 ? kv : footerThrift.subarray(f.start, f.end));
-    previous = f.id;
-  }
-  chunks.push(Uint8Array.of(0));
-  return concatBytes(chunks);
-}
-
-function compactKeyValueList(key: string, value: string): Uint8Array {
-  const k = new TextEncoder().encode(key);
-  const v = new TextEncoder().encode(value);
-  return concatBytes([
-    // list of one struct; KeyValue{1: key, 2: value} as binaries
-    Uint8Array.of((1 << 4) | T_STRUCT, (1 << 4) | T_BINARY, ...varintBytes(k.length)),
-    k,
-    Uint8Array.of((1 << 4) | T_BINARY, ...varintBytes(v.length)),
-    v,
-    Uint8Array.of(0),
-  ]);
-}
-
-function zigzag32(n: number): number {
-  return n >= 0 ? n * 2 : -n * 2 - 1;
-}
-
-function varintBytes(n: number): number[] {
-  const out: number[] = [];
-  while (n >= 0x80) {
-    out.push((n % 0x80) | 0x80);
-    n = Math.floor(n / 0x80);
-  }
-  out.push(n);
-  return out;
-}
-
-function concatBytes(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.byteLength, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
-
-/** The bytes parquet-rs expects in ARROW:schema: one IPC Schema message, base64. */
-function arrowSchemaMetadata(schema: arrow.Schema): string {
-  const ipc = arrow.tableToIPC(new arrow.Table(schema), "stream");
-  // continuation marker, then the message length
-  const length = new DataView(ipc.buffer, ipc.byteOffset, ipc.byteLength).getInt32(4, true);
-  return Buffer.from(ipc.subarray(0, 8 + length)).toString("base64");
 }
 
 /**
@@ -367,7 +169,7 @@ export async function withInt96Hint<S extends Uint8Array | RangeSource>(
   schema?: arrow.Schema,
 ): Promise<S | undefined> {
   const thrift = footer.subarray(0, footer.byteLength - 8);
-  const fields = footerFields(thrift);
+  const fields = structFields(thrift);
   const key = fields
     .filter((f) => f.id === 2 || f.id === 5)
     .map((f) => `${f.id}:${f.end - f.start}:${latin1.decode(thrift.subarray(f.start, f.end))}`)
@@ -383,15 +185,10 @@ export async function withInt96Hint<S extends Uint8Array | RangeSource>(
     int96Hints.set(key, hint);
   }
   if (hint === null) return undefined;
-  const patched = footerWithArrowSchema(thrift, fields, hint);
-  const tail = new Uint8Array(patched.byteLength + 8);
-  tail.set(patched);
-  new DataView(tail.buffer).setUint32(patched.byteLength, patched.byteLength, true);
-  tail.set(PARQUET_MAGIC, patched.byteLength + 4);
-  if (source instanceof Uint8Array) {
-    const cut = source.byteLength - footer.byteLength;
-    return concatBytes([source.subarray(0, cut), tail]) as S;
-  }
+  // Only parquet-rs reads the copy, and nothing else in the key-value metadata matters to it.
+  const patched = footerWith(thrift, fields, new Map([[5, arrowSchemaOnly(hint)]]));
+  if (source instanceof Uint8Array) return withFooter(source, footer.byteLength, patched) as S;
+  const tail = footerTail(patched);
   const range = source as RangeSource;
   const cut = range.size - footer.byteLength;
   const hintedSource: RangeSource = {
@@ -406,7 +203,14 @@ export async function withInt96Hint<S extends Uint8Array | RangeSource>(
 }
 
 async function parquetRsSchema(source: Uint8Array | RangeSource): Promise<arrow.Schema> {
-  const file = await pw.ParquetFile.fromFile(blobOf(source) as unknown as Blob);
+  if (source instanceof Uint8Array) {
+    return onParquetWasm(
+      (wasm) => arrow.tableFromIPC(wasm.readSchema(source).intoIPCStream()).schema,
+    );
+  }
+  const file = await onParquetWasm((wasm) =>
+    wasm.ParquetFile.fromFile(blobOf(source) as unknown as Blob),
+  );
   try {
     return arrowSchemaOf(file);
   } finally {
@@ -416,4 +220,3 @@ async function parquetRsSchema(source: Uint8Array | RangeSource): Promise<arrow.
 
 const utf8 = new TextDecoder();
 const latin1 = new TextDecoder("latin1");
-const PARQUET_MAGIC = new TextEncoder().encode("PAR1");

@@ -1,19 +1,9 @@
 /**
  * Parquet in and out of Arrow JS tables: parquet-wasm (parquet-rs compiled to wasm) does the
- * encoding and decoding, hyparquet parses footers (parquet-wasm hides column statistics from JS).
- *
- * Loading the wasm: the `parquet-wasm/esm` build exports `initSync`, which takes the module bytes.
- * We read them once, on first use, from (in order) `$SILT_PARQUET_WASM`, the installed package
- * (resolved through `createRequire`, so it works unbundled and when node_modules ships alongside
- * a bundle), or a `parquet_wasm_bg.wasm` file next to the running module (what an esbuild bundle
- * for Lambda should do: copy `node_modules/parquet-wasm/esm/parquet_wasm_bg.wasm` next to the
- * bundle). The node build of parquet-wasm is CommonJS and finds its wasm through `__dirname`,
- * which a bundle rewrites, so it is not used.
+ * encoding and decoding, on the instance parquet-wasm.ts keeps (and replaces after a trap);
+ * hyparquet parses footers (parquet-wasm hides column statistics from JS).
  */
 
-import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import * as arrow from "apache-arrow";
 import {
   type FileMetaData,
@@ -23,12 +13,15 @@ import {
   type SchemaTree,
 } from "hyparquet";
 import { deserializeTCompactProtocol } from "hyparquet/src/thrift.js";
-import * as pw from "parquet-wasm/esm";
-import { siltError } from "../errors.ts";
+import type * as pw from "parquet-wasm/node";
+import { SiltError, siltError } from "../errors.ts";
 import { MILLIS_PER_DAY } from "../values/calendar.ts";
 import { floorDiv } from "../values/floor-div.ts";
+import { withFooter } from "./parquet-footer-edit.ts";
 import { countNanoTimestamps, int96Columns, withInt96Hint } from "./parquet-int96.ts";
+import { projectFooter } from "./parquet-projection.ts";
 import { arrowSchemaOf, blobOf, corrupt, type RangeSource } from "./parquet-source.ts";
+import { isTrap, onParquetWasm } from "./parquet-wasm.ts";
 import {
   DecimalValue,
   formatDays,
@@ -36,30 +29,6 @@ import {
   int64FromWords,
   type StatValue,
 } from "./stats.ts";
-
-let wasmReady = false;
-
-function wasmBytesPath(): string {
-  const fromEnv = process.env.SILT_PARQUET_WASM;
-  if (fromEnv) return fromEnv;
-  try {
-    return createRequire(import.meta.url).resolve("parquet-wasm/esm/parquet_wasm_bg.wasm");
-  } catch {
-    const sibling = fileURLToPath(new URL("./parquet_wasm_bg.wasm", import.meta.url));
-    if (existsSync(sibling)) return sibling;
-    throw new Error(
-      "parquet-wasm: cannot find parquet_wasm_bg.wasm (install parquet-wasm, set " +
-        "SILT_PARQUET_WASM, or ship the file next to the bundle)",
-    );
-  }
-}
-
-/** Instantiates parquet-wasm once; cheap after the first call. */
-export function initParquetWasm(): void {
-  if (wasmReady) return;
-  pw.initSync({ module: readFileSync(wasmBytesPath()) });
-  wasmReady = true;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Writing
@@ -82,41 +51,43 @@ const DEFAULT_ROW_GROUP_SIZE = 131_072;
  * precision, as parquet-rs chooses.
  */
 export function writeParquet(table: arrow.Table, opts: WriteParquetOptions = {}): Uint8Array {
-  initParquetWasm();
   const prepared = normalizeForParquet(table);
-  let builder = new pw.WriterPropertiesBuilder()
-    .setCompression(compressionCode(opts.compression ?? "zstd"))
-    // Row-group statistics, which Silt and other engines prune by, but no page index: with
-    // 128k-row row groups it buys little skipping, and building it took ~15% of the encode
-    // time of a 1M-row append (measured, bench/README.md).
-    .setStatisticsEnabled(pw.EnabledStatistics.Chunk)
-    .setMaxRowGroupSize(Math.max(1, opts.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE));
-  // parquet-rs dictionary-encodes every column by default; on nearly unique columns the
-  // dictionary is pure overhead (measured: 40% slower writes and larger files). Nearly unique
-  // integers and timestamps (ids, event times) get DELTA_BINARY_PACKED instead of PLAIN: on a
-  // 1M-row append it cut the encode by ~12% and the file by ~10% (zstd has less left to do).
-  // Every current reader decodes it (Spark's vectorized reader since 3.3, parquet-rs, DuckDB).
-  // parquet-wasm only takes single-part column paths, so only top-level leaves can be tuned.
-  for (const name of highCardinalityColumns(prepared)) {
-    builder = builder.setColumnDictionaryEnabled(name, false);
-    const type = prepared.schema.fields.find((f) => f.name === name)?.type;
-    if (type !== undefined && (arrow.DataType.isInt(type) || arrow.DataType.isTimestamp(type))) {
-      builder = builder.setColumnEncoding(name, pw.Encoding.DELTA_BINARY_PACKED);
+  const ipc = arrow.tableToIPC(prepared, "stream");
+  return onParquetWasm((wasm) => {
+    let builder = new wasm.WriterPropertiesBuilder()
+      .setCompression(compressionCode(wasm, opts.compression ?? "zstd"))
+      // Row-group statistics, which Silt and other engines prune by, but no page index: with
+      // 128k-row row groups it buys little skipping, and building it took ~15% of the encode
+      // time of a 1M-row append (measured, bench/README.md).
+      .setStatisticsEnabled(wasm.EnabledStatistics.Chunk)
+      .setMaxRowGroupSize(Math.max(1, opts.rowGroupSize ?? DEFAULT_ROW_GROUP_SIZE));
+    // parquet-rs dictionary-encodes every column by default; on nearly unique columns the
+    // dictionary is pure overhead (measured: 40% slower writes and larger files). Nearly unique
+    // integers and timestamps (ids, event times) get DELTA_BINARY_PACKED instead of PLAIN: on a
+    // 1M-row append it cut the encode by ~12% and the file by ~10% (zstd has less left to do).
+    // Every current reader decodes it (Spark's vectorized reader since 3.3, parquet-rs, DuckDB).
+    // parquet-wasm only takes single-part column paths, so only top-level leaves can be tuned.
+    for (const name of highCardinalityColumns(prepared)) {
+      builder = builder.setColumnDictionaryEnabled(name, false);
+      const type = prepared.schema.fields.find((f) => f.name === name)?.type;
+      if (type !== undefined && (arrow.DataType.isInt(type) || arrow.DataType.isTimestamp(type))) {
+        builder = builder.setColumnEncoding(name, wasm.Encoding.DELTA_BINARY_PACKED);
+      }
     }
-  }
-  const props = builder.build();
-  // writeParquet takes ownership of (and frees) both the wasm table and the properties.
-  return pw.writeParquet(pw.Table.fromIPCStream(arrow.tableToIPC(prepared, "stream")), props);
+    const props = builder.build();
+    // writeParquet takes ownership of (and frees) both the wasm table and the properties.
+    return wasm.writeParquet(wasm.Table.fromIPCStream(ipc), props);
+  });
 }
 
-function compressionCode(c: ParquetCompression): pw.Compression {
+function compressionCode(wasm: typeof pw, c: ParquetCompression): pw.Compression {
   switch (c) {
     case "zstd":
-      return pw.Compression.ZSTD;
+      return wasm.Compression.ZSTD;
     case "snappy":
-      return pw.Compression.SNAPPY;
+      return wasm.Compression.SNAPPY;
     case "uncompressed":
-      return pw.Compression.UNCOMPRESSED;
+      return wasm.Compression.UNCOMPRESSED;
     default:
       throw siltError("INVALID_PARQUET_OPTION", { codec: String(c) });
   }
@@ -325,66 +296,99 @@ export interface ReadParquetOptions {
 const DEFAULT_BATCH_SIZE = 131_072;
 
 /**
- * Decodes a Parquet file into an Arrow JS table. Whole-file reads of in-memory bytes use
- * parquet-wasm's synchronous reader, which ignores column lists; column subsets and ranged
- * sources go through its async ParquetFile, which honours them and fetches only what it needs.
- * INT96 columns come back as Timestamp(MICROSECOND, "UTC"), exact far past parquet-rs's
- * nanosecond range (see parquet-int96.ts).
+ * Decodes a Parquet file into an Arrow JS table. In-memory bytes go through parquet-wasm's
+ * synchronous reader, column subsets through a footer narrowed to them (parquet-projection.ts);
+ * anything wrong with the file, a wasm trap included, is DELTA_PARQUET_CORRUPT, and the
+ * process and the next read are unharmed. Ranged sources go through its async ParquetFile,
+ * which fetches only what the columns need, but whose panics nothing can catch: use them only
+ * for files known to be sound. INT96 columns come back as Timestamp(MICROSECOND, "UTC"),
+ * exact far past parquet-rs's nanosecond range (see parquet-int96.ts).
  */
 export async function readParquet(
   source: Uint8Array | RangeSource,
   opts: ReadParquetOptions = {},
 ): Promise<arrow.Table> {
-  initParquetWasm();
   const batchSize = Math.max(1, opts.batchSize ?? DEFAULT_BATCH_SIZE);
-  const rowGroups = opts.rowGroups;
-  let input = source;
-  if (input instanceof Uint8Array) {
-    // In memory the footer is free to look at, so INT96 is found before decoding anything.
-    const footer = footerBytes(input);
-    const int96 = int96Columns(footer.subarray(0, footer.byteLength - 8));
-    if (int96) input = (await withInt96Hint(input, footer, int96)) ?? input;
-  }
-  if (input instanceof Uint8Array && opts.columns === undefined) {
-    if (rowGroups) validateRowGroups(rowGroups, countRowGroups(input));
-    const options: pw.ReaderOptions = { batchSize };
-    if (rowGroups) options.rowGroups = rowGroups;
-    return wasmToArrow(pw.readParquet(input, options));
-  }
+  const options: pw.ReaderOptions = { batchSize };
+  if (opts.rowGroups) options.rowGroups = opts.rowGroups;
+  if (source instanceof Uint8Array) return readInMemory(source, options, opts.columns);
+  return readRanged(source, options, opts.columns);
+}
 
-  let file = await pw.ParquetFile.fromFile(blobOf(input) as unknown as Blob);
+async function readInMemory(
+  bytes: Uint8Array,
+  options: pw.ReaderOptions,
+  columns: string[] | undefined,
+): Promise<arrow.Table> {
+  let input = bytes;
+  let footer = footerBytes(input);
+  const int96 = int96Columns(footer.subarray(0, footer.byteLength - 8));
+  if (int96) {
+    const hinted = await withInt96Hint(input, footer, int96);
+    if (hinted) {
+      input = hinted;
+      footer = footerBytes(input);
+    }
+  }
+  if (options.rowGroups) validateRowGroups(options.rowGroups, countRowGroups(input));
+  let wanted: string[] | undefined;
+  if (columns) {
+    const projected = projectFooter(footer.subarray(0, footer.byteLength - 8), columns);
+    wanted = columns.filter((c) => projected.columns.includes(c));
+    if (wanted.length === 0) return emptyColumnsTable(await countRows(input, options.rowGroups));
+    if (projected.thrift) input = withFooter(input, footer.byteLength, projected.thrift);
+  }
+  const table = decoded(() =>
+    onParquetWasm((wasm) => wasmToArrow(wasm.readParquet(input, options))),
+  );
+  return wanted ? reorderColumns(table, wanted) : table;
+}
+
+/** What `decode` returns, with any failure of parquet-rs reported as a damaged file. */
+function decoded<T>(decode: () => T): T {
   try {
-    let schema: arrow.Schema | undefined;
-    if (!(input instanceof Uint8Array)) {
-      // A ranged source's footer costs a read: fetch it only when parquet-rs's schema has a
-      // nanosecond timestamp, which every INT96 column is before the hint.
-      schema = arrowSchemaOf(file);
-      if (countNanoTimestamps(schema.fields) > 0) {
-        const footer = await readFooterBytes(input);
-        const int96 = int96Columns(footer.subarray(0, footer.byteLength - 8));
-        const hinted = int96 && (await withInt96Hint(input, footer, int96, schema));
-        if (hinted) {
-          const next = await pw.ParquetFile.fromFile(blobOf(hinted) as unknown as Blob);
-          file.free();
-          file = next;
-          schema = undefined;
-        }
+    return decode();
+  } catch (e) {
+    if (e instanceof SiltError) throw e;
+    throw corrupt(isTrap(e) ? "parquet-rs failed on its data" : (e as Error).message);
+  }
+}
+
+async function readRanged(
+  source: RangeSource,
+  options: pw.ReaderOptions,
+  columns: string[] | undefined,
+): Promise<arrow.Table> {
+  const open = (s: RangeSource) =>
+    onParquetWasm((wasm) => wasm.ParquetFile.fromFile(blobOf(s) as unknown as Blob));
+  let file = await open(source);
+  try {
+    // The footer costs a read: fetch it only when parquet-rs's schema has a nanosecond
+    // timestamp, which every INT96 column is before the hint.
+    let schema: arrow.Schema | undefined = arrowSchemaOf(file);
+    if (countNanoTimestamps(schema.fields) > 0) {
+      const footer = await readFooterBytes(source);
+      const int96 = int96Columns(footer.subarray(0, footer.byteLength - 8));
+      const hinted = int96 && (await withInt96Hint(source, footer, int96, schema));
+      if (hinted) {
+        const next = await open(hinted);
+        file.free();
+        file = next;
+        schema = undefined;
       }
     }
     const meta = file.metadata();
     const numRowGroups = meta.numRowGroups();
     meta.free();
-    if (rowGroups) validateRowGroups(rowGroups, numRowGroups);
+    if (options.rowGroups) validateRowGroups(options.rowGroups, numRowGroups);
     let wanted: string[] | undefined;
-    if (opts.columns) {
+    if (columns) {
       const present = new Set((schema ?? arrowSchemaOf(file)).fields.map((f) => f.name));
-      wanted = opts.columns.filter((c) => present.has(c));
+      wanted = columns.filter((c) => present.has(c));
     }
     if (wanted && wanted.length === 0) {
-      return emptyColumnsTable(await countRows(source, rowGroups));
+      return emptyColumnsTable(await countRows(source, options.rowGroups));
     }
-    const options: pw.ReaderOptions = { batchSize };
-    if (rowGroups) options.rowGroups = rowGroups;
     if (wanted) options.columns = wanted;
     const table = wasmToArrow(await file.read(options));
     return wanted ? reorderColumns(table, wanted) : table;
