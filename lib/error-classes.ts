@@ -781,6 +781,12 @@ export const ERROR_CLASSES = {
       TOO_MANY_LIST_ELEMENTS: "Column {column} holds more than 2^31 list elements.",
     },
   },
+  "FAILED_READ_FILE.FILE_NOT_EXIST": {
+    status: 400,
+    sqlstate: "KD001",
+    message:
+      "Encountered error while reading file {path}. File does not exist. It is possible the underlying files have been updated: version {version} references it, but it was removed since and deleted (by VACUUM, or by hand). Time travel to a more recent version or timestamp instead.",
+  },
   "FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH": {
     status: 500,
     messages: {

@@ -85,6 +85,13 @@ const logOnly = (why: string, liveFiles?: number): Failure => ({
   why,
 });
 
+/** A version before the latest whose files are gone: what Spark answers time travel to it with. */
+const goneSince = (why: string): Failure => ({
+  errorClass: "FAILED_READ_FILE.FILE_NOT_EXIST",
+  message: /File does not exist\./,
+  why,
+});
+
 const noSchema = (why: string, liveFiles?: number): Failure => ({
   errorClass: "DELTA_SCHEMA_NOT_SET",
   replays: { liveFiles },
@@ -165,11 +172,11 @@ const FAILING_VERSIONS: Record<string, Failure & { versions: number[] }> = {
     ...noSchema("DLT creates the table before it knows the schema"),
     versions: [0],
   },
-  "golden/deltalog-getChanges": { ...logOnly("placeholder file fake/path/1"), versions: [0] },
-  "golden/log-replay-special-characters": { ...logOnly("placeholder file"), versions: [0] },
-  "golden/log-replay-special-characters-a": { ...logOnly("placeholder file"), versions: [0] },
+  "golden/deltalog-getChanges": { ...goneSince("placeholder file fake/path/1"), versions: [0] },
+  "golden/log-replay-special-characters": { ...goneSince("placeholder file"), versions: [0] },
+  "golden/log-replay-special-characters-a": { ...goneSince("placeholder file"), versions: [0] },
   "golden/snapshot-vacuumed": {
-    ...logOnly("VACUUM deleted the files of versions before the repartition"),
+    ...goneSince("VACUUM deleted the files of versions before the repartition"),
     versions: [0, 1, 2, 3, 4],
   },
   // Version 0 predates the widening; from version 1 the protocol needs the feature.

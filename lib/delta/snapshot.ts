@@ -94,6 +94,11 @@ export interface Snapshot {
   domainMetadata: Map<string, DomainMetadata>;
   /** Version of the checkpoint the replay started from, if any. */
   checkpointVersion: number | undefined;
+  /**
+   * Set when time travel picked a version older than the latest: files it references may have
+   * been removed since and deleted by VACUUM, by design rather than by damage.
+   */
+  historical?: true;
 }
 
 export interface CommitHistoryEntry {
@@ -150,12 +155,16 @@ export async function loadSnapshot(
     if (earliest !== undefined && v < earliest && !reconstructable(view, v)) {
       throw versionNotFound(view, v);
     }
-    return build(ctx, view, v);
+    return historical(await build(ctx, view, v), latest);
   }
   const ts = parseTimestamp(opts.timestamp!);
   const latestSnapshot = await build(ctx, view, latest);
   const v = await versionAtTimestamp(ctx, view, latestSnapshot, ts);
-  return v === latest ? latestSnapshot : build(ctx, view, v);
+  return v === latest ? latestSnapshot : historical(await build(ctx, view, v), latest);
+}
+
+function historical(snapshot: Snapshot, latest: number): Snapshot {
+  return snapshot.version < latest ? { ...snapshot, historical: true } : snapshot;
 }
 
 /**

@@ -179,6 +179,14 @@ class FileReader {
       bytes = await this.store.get(key);
     } catch (e) {
       if (!(e instanceof ObjectNotFoundError)) throw e;
+      // An old version's files are VACUUM's to delete once removed: the request asked for
+      // what retention no longer keeps (Spark: FAILED_READ_FILE.FILE_NOT_EXIST).
+      if (this.snapshot.historical) {
+        throw siltError("FAILED_READ_FILE.FILE_NOT_EXIST", {
+          path: file.path,
+          version: this.snapshot.version,
+        });
+      }
       // Same class and wording as Spark, so the cause (files deleted behind the log's back, or
       // a log copied without its data) is recognisable.
       throw siltError("DELTA_FILE_NOT_FOUND_DETAILED:DATA_FILE", {
