@@ -787,6 +787,12 @@ export const ERROR_CLASSES = {
     message:
       "Encountered error while reading file {path}. File does not exist. It is possible the underlying files have been updated: version {version} references it, but it was removed since and deleted (by VACUUM, or by hand). Time travel to a more recent version or timestamp instead.",
   },
+  "FAILED_READ_FILE.NO_HINT": {
+    status: 500,
+    sqlstate: "KD001",
+    message:
+      "Encountered error while reading file {path}. It is not a valid Parquet file ({why}); replace it with an intact copy.",
+  },
   "FAILED_READ_FILE.PARQUET_COLUMN_DATA_TYPE_MISMATCH": {
     status: 500,
     messages: {

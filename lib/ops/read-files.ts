@@ -31,7 +31,7 @@ import {
   toArrowType,
 } from "../delta/schema.ts";
 import type { Snapshot } from "../delta/snapshot.ts";
-import { siltError } from "../errors.ts";
+import { SiltError, siltError } from "../errors.ts";
 import { ObjectNotFoundError, type ObjectStore } from "../storage/object-store.ts";
 
 export interface ReadOptions {
@@ -194,16 +194,17 @@ class FileReader {
       });
     }
     this.metrics.filesRead++;
-    const groups = await this.selectRowGroups(bytes, file);
+    const groups = await damagedFileNamed(file, () => this.selectRowGroups(bytes, file));
     if (groups?.selected.length === 0) return undefined;
-    // Whole-file reads take parquet-wasm's faster synchronous decoder; subsets the pruning one.
     const hidden = this.hidden === undefined ? [] : [this.hidden.rowId, this.hidden.commitVersion];
-    const raw = await readParquet(bytes, {
-      columns: this.readsAllDataColumns
-        ? undefined
-        : [...this.dataFields.map((f) => physicalName(f, this.mode)), ...hidden],
-      rowGroups: groups?.selected,
-    });
+    const raw = await damagedFileNamed(file, () =>
+      readParquet(bytes, {
+        columns: this.readsAllDataColumns
+          ? undefined
+          : [...this.dataFields.map((f) => physicalName(f, this.mode)), ...hidden],
+        rowGroups: groups?.selected,
+      }),
+    );
     const table = alignToLogical(raw, { type: "struct", fields: this.dataFields }, this.mode);
     const numRows = raw.numRows;
     const identities =
@@ -347,4 +348,17 @@ export function fileKey(tableRoot: string, path: string): string {
     throw outside();
   }
   return `${tableRoot}${relative}`;
+}
+
+/**
+ * What `read` returns, with a damaged data file (one Parquet cannot make sense of) reported as
+ * Spark reports it: FAILED_READ_FILE naming the file, a server-side fault, not the request's.
+ */
+async function damagedFileNamed<T>(file: AddFile, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (!(e instanceof SiltError) || e.errorClass !== "DELTA_PARQUET_CORRUPT") throw e;
+    throw siltError("FAILED_READ_FILE.NO_HINT", { path: file.path, why: String(e.parameters.why) });
+  }
 }
