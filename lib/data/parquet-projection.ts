@@ -46,11 +46,7 @@ interface TopLevelColumn {
   leaves: [number, number];
 }
 
-/**
- * The footer narrowed to the top-level columns in `wanted`. Not narrowed when it holds no
- * others, or when it cannot be narrowed faithfully (its row groups record a sort order, whose
- * column indexes would no longer match): then every column is decoded.
- */
+/** The footer narrowed to the top-level columns in `wanted` (not narrowed when it holds no others). */
 export function projectFooter(thrift: Uint8Array, wanted: readonly string[]): ProjectedFooter {
   const fields = structFields(thrift);
   const schemaField = fields.find((f) => f.id === 2 && f.type === T_LIST);
@@ -77,9 +73,7 @@ export function projectFooter(thrift: Uint8Array, wanted: readonly string[]): Pr
   if (rowGroups) {
     const groups: Uint8Array[] = [];
     for (const [start] of listElements(thrift, rowGroups.start)) {
-      const group = narrowRowGroup(thrift, start, keptLeaves, leafCount);
-      if (group === undefined) return { columns: names };
-      groups.push(group);
+      groups.push(narrowRowGroup(thrift, start, keptLeaves, leafCount));
     }
     replaced.set(4, { type: T_LIST, value: encodeList(T_STRUCT, groups) });
   }
@@ -163,15 +157,17 @@ function rootWithChildren(thrift: Uint8Array, start: number, n: number): Uint8Ar
   );
 }
 
-/** A RowGroup with only the kept column chunks; undefined when it records a sort order. */
+/**
+ * A RowGroup with only the kept column chunks, and without its sort order (sorting_columns,
+ * field 4), whose column indexes would point at the wrong chunks and which decoding never needs.
+ */
 function narrowRowGroup(
   thrift: Uint8Array,
   start: number,
   keptLeaves: number[],
   leafCount: number,
-): Uint8Array | undefined {
-  const fields = structFields(thrift, start);
-  if (fields.some((f) => f.id === 4)) return undefined;
+): Uint8Array {
+  const fields = structFields(thrift, start).filter((f) => f.id !== 4);
   return encodeStruct(
     fields.map((f) => {
       if (f.id !== 1 || f.type !== T_LIST) {
