@@ -7,6 +7,7 @@ import type { Catalog } from "./catalog/catalog-store.ts";
 import type { GrantStore } from "./catalog/grants.ts";
 import type { CommitArbiter } from "./commit/arbiter.ts";
 import type { PostCommitConfig } from "./commit/post-commit.ts";
+import { budgetSeconds, Deadline, statementBudget } from "./deadline.ts";
 import type { CommitIntent, IdempotencyStore } from "./kv/idempotency-store.ts";
 import type { Logger } from "./logger.ts";
 import type { ObjectStore } from "./storage/object-store.ts";
@@ -41,8 +42,8 @@ export interface SiltContext {
   /**
    * The longest one request may run before its function is stopped (the Lambda timeout, which
    * the stack passes as SILT_REQUEST_TIMEOUT_MS); unset where nothing stops it (the local
-   * server). Long work sizes itself to fit (optimizeTimeBudgetMs) and an Idempotency-Key claim
-   * lasts no longer (lib/kv/idempotency-store.ts).
+   * server). Long work sizes itself to fit (optimizeTimeBudgetMs, a statement's budget:
+   * withDeadline) and an Idempotency-Key claim lasts no longer (lib/kv/idempotency-store.ts).
    */
   requestTimeoutMs?: number;
   /**
@@ -65,6 +66,26 @@ export interface SiltContext {
    * (lib/commit/post-commit.ts).
    */
   postCommit?: Partial<PostCommitConfig>;
+  /**
+   * The running statement's deadline (`withDeadline`), checked where its work loops; absent for
+   * work that is not a caller's statement (ingest, maintenance).
+   */
+  deadline?: Deadline;
+}
+
+/**
+ * `ctx` for one statement: a deadline `requested` seconds away (the default when undefined),
+ * within the budget `ctx.requestTimeoutMs` leaves (lib/deadline.ts statementBudget). `setting`
+ * says how the caller sets it, for the messages.
+ */
+export function withDeadline(
+  ctx: SiltContext,
+  requested: string | number | undefined,
+  setting: string,
+): SiltContext {
+  const budget = statementBudget(ctx.requestTimeoutMs);
+  const seconds = budgetSeconds(requested, budget, setting);
+  return { ...ctx, deadline: new Deadline(ctx.clock, seconds, budget, setting) };
 }
 
 /** `storageRootUri` joined with a key relative to the root, without a trailing slash. */

@@ -1120,6 +1120,12 @@ export const ERROR_CLASSES = {
     sqlstate: "0A000",
     message: "Cannot use {type} for partition column.",
   },
+  INVALID_STATEMENT_TIMEOUT: {
+    status: 400,
+    sqlstate: "22023",
+    message:
+      "The time budget '{value}' that {setting} gives is not a whole number of seconds from 1 to {maxSec}, the most this server allows. Give one in that range, or leave it out for the default.",
+  },
   INVALID_REQUEST: {
     status: 400,
     messages: {
@@ -1307,6 +1313,14 @@ export const ERROR_CLASSES = {
     status: 403,
     message:
       "Silt has no external locations: every table is managed, and its storage is reached through the table's own credentials (temporary-table-credentials).",
+  },
+  QUERY_EXECUTION_TIMEOUT_EXCEEDED: {
+    // 408, as Snowflake's SQL API answers a statement past its timeout: the caller's budget ran
+    // out, which is no server fault (a 5xx would page the operators).
+    status: 408,
+    sqlstate: "57KD0",
+    message:
+      "The statement was cancelled after exceeding its time budget of {timeoutSec} s, and changed nothing. Raise the budget (at most {maxSec} s) with {setting}, or give it less work: filter on partition columns, select fewer columns, or page the result with max_rows.",
   },
   RESOURCE_EXHAUSTED: {
     status: 429,

@@ -113,7 +113,7 @@ describe("an unknown field never widens an operation", () => {
     expect([res.status, res.body.error_class, res.body.message]).toEqual([
       400,
       "INVALID_REQUEST",
-      "Unknown field 'limt' in the query string (did you mean 'limit'?). The fields allowed there are: catalog, schema, columns, version, timestamp, limit, format.",
+      "Unknown field 'limt' in the query string (did you mean 'limit'?). The fields allowed there are: catalog, schema, columns, version, timestamp, limit, format, statement_timeout.",
     ]);
   });
 
@@ -231,6 +231,7 @@ describe("the OpenAPI document", () => {
       "query timestamp",
       "query limit",
       "query format",
+      "query statement_timeout",
     ]);
     const del = doc.paths["/api/v1/tables/{name}/delete"].post as unknown as {
       requestBody: { content: { "application/json": { schema: Record<string, unknown> } } };

@@ -18,7 +18,7 @@ import {
   principalOfToken,
   unauthenticated,
 } from "../auth/principal.ts";
-import type { SiltContext } from "../context.ts";
+import { type SiltContext, withDeadline } from "../context.ts";
 import { arrowToRows } from "../data/arrow-to-json.ts";
 import { sparkTypeName } from "../delta/schema.ts";
 import { SiltError, siltError } from "../errors.ts";
@@ -249,8 +249,13 @@ type ReadRequest = z.output<typeof ROUTES.readRows.query>;
 
 function registerRows(app: Hono<Env>): void {
   const rows = async (c: Context<Env>, name: string, read: ReadRequest, query: NameDefaults) => {
-    const { columns, version, timestamp, limit } = read;
-    const result = await scanTable(c.get("ctx"), name, {
+    const { columns, version, timestamp, limit, statement_timeout } = read;
+    const ctx = withDeadline(
+      c.get("ctx"),
+      statement_timeout,
+      "the field statement_timeout (seconds)",
+    );
+    const result = await scanTable(ctx, name, {
       columns,
       version,
       timestamp,

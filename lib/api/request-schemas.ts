@@ -85,6 +85,8 @@ const READ_FIELDS = {
   timestamp: optional(text()),
   limit: optional(count()),
   format: optional(z.enum(["json", "arrow"], mustBe('"json" or "arrow"'))),
+  /** Seconds; the most a deployment allows is checked where the deadline is set (context.ts). */
+  statement_timeout: optional(count(1)),
 };
 
 const DYNAMIC = { dynamicPartitionOverwrite: optional(flag()) };

@@ -21,8 +21,11 @@
  *    winners' high-water mark. Back off (exponential, full jitter) and go to step 3, until the
  *    retry budget (a time, not a count: how often a writer loses depends on how many others
  *    write, which it cannot know) is spent. Our losing staged files stay behind for VACUUM.
+ * Every attempt (step 2 on) first checks the statement's deadline: a statement past its time
+ * budget stops retrying though retry budget is left, and commits nothing.
  */
 import { randomUUID } from "node:crypto";
+import type { Deadline } from "../deadline.ts";
 import {
   type Action,
   type CommitInfo,
@@ -114,6 +117,8 @@ export interface CommitRequest {
    * giving up with DELTA_CONCURRENT_WRITE; default 20 s.
    */
   retryBudgetMs?: number;
+  /** The statement's time budget: no attempt starts once it is spent, so nothing commits late. */
+  deadline?: Deadline;
   /** The table has row tracking: rebases must move fresh row ids and restamp commit versions. */
   rowTracking?: boolean;
   /**
@@ -225,6 +230,7 @@ export async function commitTransaction(req: CommitRequest): Promise<CommitResul
   let newerRows: RatifiedRow[] | undefined;
 
   for (;;) {
+    req.deadline?.check();
     const latestVersion = latestRow?.version ?? -1;
     if (latestVersion > base) {
       // Step 7: conflicts, then rebase onto latestVersion.

@@ -5,6 +5,7 @@
  */
 import * as arrow from "apache-arrow";
 import { valuesToArrow } from "../data/json-to-arrow.ts";
+import type { Deadline } from "../deadline.ts";
 import type { DataType } from "../delta/schema.ts";
 import { siltError } from "../errors.ts";
 import { toArrowData } from "./arrow-vectors.ts";
@@ -20,6 +21,8 @@ export interface EvalContext {
   now?: Date | bigint;
   /** Supplies a column's data; by default batch column `col.ordinal`. */
   column?: (col: TypedColumn, batch: arrow.RecordBatch) => arrow.Data | arrow.Vector;
+  /** The statement's time budget, checked before each batch is evaluated. */
+  deadline?: Deadline;
 }
 
 function envOf(ctx?: EvalContext): EvalEnv {
@@ -36,6 +39,7 @@ function dataOf(x: arrow.Data | arrow.Vector): arrow.Data {
 }
 
 function batchEvaluator(t: Typed, batch: arrow.RecordBatch, ctx?: EvalContext): Evaluator {
+  ctx?.deadline?.check();
   const provider = (col: TypedColumn): arrow.Data => {
     if (ctx?.column) return dataOf(ctx.column(col, batch));
     const child = batch.data.children[col.ordinal];

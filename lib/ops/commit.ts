@@ -102,6 +102,7 @@ function loopOptions(ctx: SiltContext, opts: CommitOptions) {
     store: ctx.store,
     arbiter: ctx.arbiter,
     clock: ctx.clock,
+    deadline: ctx.deadline,
     retryBudgetMs: opts.retryBudgetMs,
     backoff: opts.backoff,
     hooks: opts.hooks,

@@ -14,6 +14,7 @@ import { conformData } from "../data/cast.ts";
 import { combineChunks, concatTables, constantColumn, filterTable } from "../data/kernels.ts";
 import { type ParquetFooter, readParquet, readParquetFooter } from "../data/parquet.ts";
 import { decodeAddPath, parsePartitionValue } from "../data/partition-values.ts";
+import type { Deadline } from "../deadline.ts";
 import type { AddFile } from "../delta/actions.ts";
 import { alignToLogical, columnMappingMode, physicalName } from "../delta/column-mapping.ts";
 import { deletedRowMask, loadDeletionVector } from "../delta/deletion-vectors.ts";
@@ -45,6 +46,8 @@ export interface ReadOptions {
    * it answers undefined.
    */
   rowGroupFilter?: (footer: ParquetFooter, file: AddFile) => number[] | undefined;
+  /** The statement's time budget, checked before each file is fetched. */
+  deadline?: Deadline;
 }
 
 export interface ReadResult {
@@ -77,7 +80,7 @@ export async function readSnapshotRows(
   if (limit <= 0 || snapshot.files.length === 0) {
     return { schema, table: new arrow.Table(arrowSchema), metrics };
   }
-  const reader = new FileReader(store, snapshot, fields, arrowSchema, metrics, opts.rowGroupFilter);
+  const reader = new FileReader(store, snapshot, fields, arrowSchema, metrics, opts);
   const parts: arrow.Table[] = [];
   let rows = 0;
   const concurrency = Math.max(1, opts.concurrency ?? 4);
@@ -134,7 +137,7 @@ class FileReader {
     private readonly fields: StructField[],
     private readonly arrowSchema: arrow.Schema,
     private readonly metrics: ScanMetrics,
-    private readonly rowGroupFilter?: ReadOptions["rowGroupFilter"],
+    private readonly opts: Pick<ReadOptions, "rowGroupFilter" | "deadline"> = {},
     /** Also decode the row-tracking columns, for writers that keep rows' identities. */
     private readonly hidden?: MaterializedColumns,
   ) {
@@ -173,6 +176,7 @@ class FileReader {
     | { table: arrow.Table; numRows: number; deleted?: Uint8Array; identities?: RowIdentities }
     | undefined
   > {
+    this.opts.deadline?.check();
     const key = fileKey(this.snapshot.tableRoot, file.path);
     let bytes: Uint8Array;
     try {
@@ -243,9 +247,10 @@ class FileReader {
 
   /** The row groups the filter keeps, or undefined to read every one. */
   private async selectRowGroups(bytes: Uint8Array, file: AddFile) {
-    if (this.rowGroupFilter === undefined) return undefined;
+    const { rowGroupFilter } = this.opts;
+    if (rowGroupFilter === undefined) return undefined;
     const footer = await readParquetFooter(bytes);
-    const selected = this.rowGroupFilter(footer, file) ?? footer.rowGroups.map((_, i) => i);
+    const selected = rowGroupFilter(footer, file) ?? footer.rowGroups.map((_, i) => i);
     this.metrics.rowGroupsRead += selected.length;
     this.metrics.rowGroupsSkipped += footer.rowGroups.length - selected.length;
     if (selected.length === footer.rowGroups.length) return undefined;
@@ -312,7 +317,7 @@ export async function readFileRows(
   store: ObjectStore,
   snapshot: Snapshot,
   file: AddFile,
-  opts: { columns?: string[]; identities?: boolean } = {},
+  opts: { columns?: string[]; identities?: boolean; deadline?: Deadline } = {},
 ): Promise<PhysicalRows & { schema: StructType }> {
   const fields = projectFields(tableSchemaOf(snapshot), opts.columns);
   const arrowSchema = new arrow.Schema(
@@ -320,7 +325,7 @@ export async function readFileRows(
   );
   const metrics: ScanMetrics = { filesRead: 0, rowGroupsRead: 0, rowGroupsSkipped: 0 };
   const hidden = opts.identities ? materializedColumns(snapshot.metadata) : undefined;
-  const reader = new FileReader(store, snapshot, fields, arrowSchema, metrics, undefined, hidden);
+  const reader = new FileReader(store, snapshot, fields, arrowSchema, metrics, opts, hidden);
   return { schema: { type: "struct", fields }, ...(await reader.readAllRows(file)) };
 }
 

@@ -112,6 +112,7 @@ async function matchFile(
   const { table, deleted, identities } = await readFileRows(ctx.store, snapshot, file, {
     columns: opts.columns,
     identities: opts.identities,
+    deadline: ctx.deadline,
   });
   const physicalRows = table.numRows;
   const mask =

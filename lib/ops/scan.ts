@@ -31,6 +31,7 @@ export async function scanTable(
   const { schema, table } = await readSnapshotRows(ctx.store, t.snapshot, {
     columns: req.columns,
     limit: req.limit,
+    deadline: ctx.deadline,
   });
   return { version: t.snapshot.version, schema, table };
 }

@@ -109,6 +109,7 @@ export async function writeDataFiles(
     const rows = group.indices === undefined ? data : takeRows(data, group.indices);
     const physical = toPhysical(rows, fileColumns, physicalArrow);
     for (const chunk of splitBySize(physical, targetBytes)) {
+      ctx.deadline?.check();
       const bytesOut = writeParquet(chunk);
       const stats = computeFileStats(
         hiddenFields.length === 0 ? chunk : chunk.select(statsColumns),

@@ -9,7 +9,7 @@
  */
 
 import * as arrow from "apache-arrow";
-import type { SiltContext } from "../context.ts";
+import { type SiltContext, withDeadline } from "../context.ts";
 import { sparkTypeName } from "../delta/schema.ts";
 import { siltError } from "../errors.ts";
 import type { Statement } from "../expr/ast.ts";
@@ -28,7 +28,7 @@ import {
   executeRestore,
 } from "./execute-replace.ts";
 import { columnValues, type Relation, runQuery } from "./query.ts";
-import { checkConf, type SqlSession } from "./session.ts";
+import { checkConf, type SqlSession, STATEMENT_TIMEOUT_CONF } from "./session.ts";
 import { parseStatement } from "./statement-parser.ts";
 
 export interface SqlRequest {
@@ -39,13 +39,19 @@ export interface SqlRequest {
 }
 
 export async function executeSql(ctx: SiltContext, req: SqlRequest): Promise<SqlResult> {
+  const conf = checkConf(req.conf ?? {});
+  const timed = withDeadline(
+    ctx,
+    conf[STATEMENT_TIMEOUT_CONF],
+    `the conf ${STATEMENT_TIMEOUT_CONF} (seconds)`,
+  );
   const session: SqlSession = {
     defaults: { catalog: req.catalog, schema: req.schema },
-    conf: checkConf(req.conf ?? {}),
+    conf,
     now: ctx.clock(),
   };
   const st = parseStatement(req.statement);
-  return executeStatement(ctx, st, session);
+  return executeStatement(timed, st, session);
 }
 
 export async function executeStatement(

@@ -73,7 +73,8 @@ export async function runQuery(
   query: Query,
   session: SqlSession,
 ): Promise<Relation> {
-  return run({ ctx, session, evalCtx: { now: BigInt(session.now) * 1000n } }, query);
+  const evalCtx = { now: BigInt(session.now) * 1000n, deadline: ctx.deadline };
+  return run({ ctx, session, evalCtx }, query);
 }
 
 async function run(env: Env, q: Query): Promise<Relation> {
@@ -311,7 +312,8 @@ async function openScan(
         canMatchRowGroup(predicate, footer, rg, { now, toPhysical }) ? [i] : [],
       );
   }
-  return { snapshot: { ...t.snapshot, files }, options: { columns, rowGroupFilter }, qualifier };
+  const options = { columns, rowGroupFilter, deadline: env.ctx.deadline };
+  return { snapshot: { ...t.snapshot, files }, options, qualifier };
 }
 
 function physicalPath(fields: StructField[], mode: string) {
@@ -574,7 +576,10 @@ async function aggregate(
   });
   const folding = new GroupedAggregation(keyTyped, aggTyped, env.evalCtx);
   for await (const table of input.batches) {
-    for (const batch of table.batches) folding.add(batch);
+    for (const batch of table.batches) {
+      env.ctx.deadline?.check();
+      folding.add(batch);
+    }
   }
   const result = folding.finish();
   const numGroups = result.numGroups;
@@ -659,7 +664,7 @@ function order(
     );
     return { values, type: typed.type, descending: o.descending, nullsFirst: o.nullsFirst };
   });
-  return { ...out, table: takeRows(out.table, sortIndices(keys, n)) };
+  return { ...out, table: takeRows(out.table, sortIndices(keys, n, env.ctx.deadline)) };
 }
 
 /** ORDER BY 2, or ORDER BY a name the select list outputs. */

@@ -13,12 +13,18 @@ import { nearestNames } from "../values/did-you-mean.ts";
 export const PARTITION_OVERWRITE_MODE = "spark.sql.sources.partitionOverwriteMode";
 export const AUTO_MERGE_CONF = "spark.databricks.delta.schema.autoMerge.enabled";
 export const RETENTION_CHECK_CONF = "spark.databricks.delta.retentionDurationCheck.enabled";
+/** Databricks SQL's statement time budget, in seconds (lib/deadline.ts). */
+export const STATEMENT_TIMEOUT_CONF = "STATEMENT_TIMEOUT";
 
-/** Each honoured setting and the values it takes (compared case-insensitively, as Spark does). */
-const HONOURED: Record<string, readonly string[]> = {
+/**
+ * Each honoured setting and the values it takes (compared case-insensitively, as Spark does);
+ * null for one whose value the deployment's limits decide, checked where it takes effect.
+ */
+const HONOURED: Record<string, readonly string[] | null> = {
   [PARTITION_OVERWRITE_MODE]: ["static", "dynamic"],
   [AUTO_MERGE_CONF]: ["true", "false"],
   [RETENTION_CHECK_CONF]: ["true", "false"],
+  [STATEMENT_TIMEOUT_CONF]: null,
 };
 
 /**
@@ -31,6 +37,7 @@ export function checkConf(
 ): Record<string, string> {
   for (const [key, value] of Object.entries(conf)) {
     const allowed = honoured.includes(key) ? HONOURED[key] : undefined;
+    if (allowed === null) continue;
     if (allowed === undefined) {
       const near = nearestNames(key, honoured, 1);
       throw siltError("UNSUPPORTED_FEATURE.CONF", {
