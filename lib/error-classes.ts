@@ -872,6 +872,8 @@ export const ERROR_CLASSES = {
       UNEXPECTED_FAILURE:
         "An internal error occurred. Quote request id {requestId} when reporting it.",
       STS_NO_CREDENTIALS: "STS AssumeRole answered without credentials.",
+      ARROW_STREAM_SCHEMA:
+        "A part of an Arrow answer was encoded with another schema message than its first part.",
       ARROW_TO_ROWS_WIDTH:
         "arrowToRows: the schema has {fieldsCount} column(s) but the data has {ncols}.",
       EVALUATE_NO_COLUMN: "evaluate: the batch has no column {ordinal} ({name}) for {kind}.",
@@ -1126,6 +1128,16 @@ export const ERROR_CLASSES = {
     message:
       "The time budget '{value}' that {setting} gives is not a whole number of seconds from 1 to {maxSec}, the most this server allows. Give one in that range, or leave it out for the default.",
   },
+  INVALID_PAGE_TOKEN: {
+    status: 400,
+    sqlstate: "22023",
+    messages: {
+      MALFORMED:
+        "The page_token is not one this server issued: it was altered or cut short, or names a file the table version it pins does not have. Pass next_page_token exactly as the previous page returned it, or leave page_token out to start again from the first page.",
+      OTHER_REQUEST:
+        "The page_token continues a different request (another table, statement, columns, limit or time travel). Repeat the request that returned it, changing only page_token.",
+    },
+  },
   INVALID_REQUEST: {
     status: 400,
     messages: {
@@ -1321,6 +1333,11 @@ export const ERROR_CLASSES = {
     sqlstate: "57KD0",
     message:
       "The statement was cancelled after exceeding its time budget of {timeoutSec} s, and changed nothing. Raise the budget (at most {maxSec} s) with {setting}, or give it less work: filter on partition columns, select fewer columns, or page the result with max_rows.",
+  },
+  RESULT_TOO_LARGE: {
+    status: 400,
+    message:
+      "The answer is larger than {maxBytes} bytes, the most this deployment can return in one response. Ask for it a page at a time: add max_rows (e.g. {suggestedRows}) and pass each answer's next_page_token back as page_token; or select fewer columns, or ask for Arrow (format=arrow), which is smaller.",
   },
   RESOURCE_EXHAUSTED: {
     status: 429,

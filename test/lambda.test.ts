@@ -97,6 +97,46 @@ describe("Lambda handlers", () => {
     expect((await rows(event("GET", "/api/v1/tables/lam.s.t/rows"))).statusCode).toBe(404);
   });
 
+  it("refuses a row answer past Lambda's 6 MB response with RESULT_TOO_LARGE, and serves it paged", async () => {
+    const catalog = await load("catalog");
+    const create = await load("create");
+    const insert = await load("insert");
+    const rows = await load("rows");
+    await catalog(event("POST", "/api/v1/catalogs", { name: "big" }));
+    await catalog(event("POST", "/api/v1/catalogs/big/schemas", { name: "s" }));
+    const columns = [
+      { name: "id", type: "INT" },
+      { name: "text", type: "STRING" },
+    ];
+    expect(
+      (await create(event("POST", "/api/v1/tables", { name: "big.s.t", columns }))).statusCode,
+    ).toBe(201);
+    // Four rows of 2 MB each, one insert (body) per row: an 8 MB answer.
+    for (let id = 1; id <= 4; id++) {
+      const body = { rows: [[id, "q".repeat(2 * 1024 * 1024)]] };
+      const res = await insert(event("POST", "/api/v1/tables/big.s.t/insert", body));
+      expect(res.statusCode, res.body).toBe(200);
+    }
+    const whole = await rows(event("GET", "/api/v1/tables/big.s.t/rows"));
+    expect(whole.statusCode).toBe(400);
+    const error = JSON.parse(whole.body);
+    expect(error.error_class).toBe("RESULT_TOO_LARGE");
+    expect(error.message).toContain("max_rows (e.g. 2)");
+    let token: string | undefined;
+    const ids: number[] = [];
+    do {
+      const query = `max_rows=2${token === undefined ? "" : `&page_token=${encodeURIComponent(token)}`}`;
+      const page = await rows(event("GET", "/api/v1/tables/big.s.t/rows", undefined, query));
+      expect(page.statusCode).toBe(200);
+      // What Lambda's runtime sends back: the result object as JSON, within its 6 MB.
+      expect(JSON.stringify(page).length).toBeLessThanOrEqual(6 * 1024 * 1024);
+      const body = JSON.parse(page.body);
+      ids.push(...body.rows.map((r: unknown[]) => r[0]));
+      token = body.next_page_token;
+    } while (token !== undefined);
+    expect(ids.sort()).toEqual([1, 2, 3, 4]);
+  });
+
   it("serves every other operation's routes through its own function file", async () => {
     const sql = await load("sql");
     const call = async (op: string, method: string, path: string, body?: unknown) => {

@@ -113,7 +113,7 @@ describe("an unknown field never widens an operation", () => {
     expect([res.status, res.body.error_class, res.body.message]).toEqual([
       400,
       "INVALID_REQUEST",
-      "Unknown field 'limt' in the query string (did you mean 'limit'?). The fields allowed there are: catalog, schema, columns, version, timestamp, limit, format, statement_timeout.",
+      "Unknown field 'limt' in the query string (did you mean 'limit'?). The fields allowed there are: catalog, schema, columns, version, timestamp, limit, format, statement_timeout, max_rows, page_token.",
     ]);
   });
 
@@ -232,6 +232,8 @@ describe("the OpenAPI document", () => {
       "query limit",
       "query format",
       "query statement_timeout",
+      "query max_rows",
+      "query page_token",
     ]);
     const del = doc.paths["/api/v1/tables/{name}/delete"].post as unknown as {
       requestBody: { content: { "application/json": { schema: Record<string, unknown> } } };

@@ -7,7 +7,6 @@
  * naming that caller), then the body size limit, then Idempotency-Key handling.
  */
 import { randomUUID } from "node:crypto";
-import * as arrow from "apache-arrow";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -19,7 +18,6 @@ import {
   unauthenticated,
 } from "../auth/principal.ts";
 import { type SiltContext, withDeadline } from "../context.ts";
-import { arrowToRows } from "../data/arrow-to-json.ts";
 import { sparkTypeName } from "../delta/schema.ts";
 import { SiltError, siltError } from "../errors.ts";
 import { appendRows } from "../ops/append.ts";
@@ -36,16 +34,18 @@ import {
   listSchemas,
   listTables,
 } from "../ops/namespaces.ts";
-import { scanTable } from "../ops/scan.ts";
+import { scanTableStream } from "../ops/scan.ts";
 import { executeSql } from "../sql/execute.ts";
+import { arrowStream, jsonLines, jsonRows, readAll, sendAnswer } from "./answer.ts";
 import {
   ARROW_STREAM,
+  answerFormat,
   defaultsOf,
   type Env,
+  JSON_LINES,
   MAX_BODY_BYTES,
   type NameDefaults,
   payloadTooLarge,
-  wantsArrow,
 } from "./http.ts";
 import { idempotencyMiddleware } from "./idempotency.ts";
 import { openApiDocument } from "./openapi.ts";
@@ -69,6 +69,11 @@ export interface AppOptions {
   auth?: AuthMode;
   /** With auth "token": bearer token -> principal (lib/auth/principal.ts parseTokens). */
   tokens?: ReadonlyMap<string, string>;
+  /**
+   * Where every answer is one buffered payload (Lambda): the most bytes a row answer may take.
+   * Without it, row answers stream (answer.ts).
+   */
+  maxResponseBytes?: number;
 }
 
 export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
@@ -140,7 +145,7 @@ export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
   if (serves.has("catalog")) registerCatalogRoutes(app);
   if (serves.has("create")) registerCreate(app);
   if (serves.has("insert")) registerInsert(app);
-  if (serves.has("rows")) registerRows(app);
+  if (serves.has("rows")) registerRows(app, opts.maxResponseBytes);
   if (serves.has("history")) registerHistory(app);
   if (serves.has("detail")) registerDetail(app);
   if (serves.has("drop")) registerDrop(app);
@@ -247,32 +252,62 @@ function registerInsert(app: Hono<Env>): void {
 
 type ReadRequest = z.output<typeof ROUTES.readRows.query>;
 
-function registerRows(app: Hono<Env>): void {
+function registerRows(app: Hono<Env>, maxBytes: number | undefined): void {
   const rows = async (c: Context<Env>, name: string, read: ReadRequest, query: NameDefaults) => {
-    const { columns, version, timestamp, limit, statement_timeout } = read;
+    const { columns, version, timestamp, limit, max_rows: maxRows, page_token: pageToken } = read;
     const ctx = withDeadline(
       c.get("ctx"),
-      statement_timeout,
+      read.statement_timeout,
       "the field statement_timeout (seconds)",
     );
-    const result = await scanTable(ctx, name, {
+    const stream = await scanTableStream(ctx, name, {
       columns,
       version,
       timestamp,
       limit,
       defaults: defaultsOf(query, read),
+      maxRows,
+      pageToken,
     });
-    if (wantsArrow(c, read.format)) {
-      return c.body(arrow.tableToIPC(result.table, "stream") as Uint8Array<ArrayBuffer>, 200, {
-        "content-type": ARROW_STREAM,
-        "x-silt-version": String(result.version),
-      });
+    // A page is bounded, so it is read whole first and its token can go in a header; without
+    // max_rows there is no next page and the rows stream as they are read.
+    const parts = maxRows === undefined ? stream.parts : await readAll(stream.parts);
+    const token = () => stream.nextPageToken();
+    const headers = (): Record<string, string> => {
+      const next = maxRows === undefined ? undefined : token();
+      return {
+        "x-silt-version": String(stream.version),
+        ...(next !== undefined && { "x-silt-next-page-token": next }),
+      };
+    };
+    switch (answerFormat(c, read.format)) {
+      case "arrow":
+        return sendAnswer(c, arrowStream(stream.arrowSchema, parts, ctx.deadline), {
+          contentType: ARROW_STREAM,
+          headers: headers(),
+          maxBytes,
+        });
+      case "jsonl":
+        return sendAnswer(c, jsonLines(parts, stream.schema, ctx.deadline), {
+          contentType: JSON_LINES,
+          headers: headers(),
+          maxBytes,
+        });
+      case "json": {
+        const head = {
+          version: stream.version,
+          columns: stream.schema.fields.map((f) => ({ name: f.name, type: sparkTypeName(f.type) })),
+        };
+        const tail = () => {
+          const next = token();
+          return next === undefined ? {} : { next_page_token: next };
+        };
+        return sendAnswer(c, jsonRows(head, parts, stream.schema, tail, ctx.deadline), {
+          contentType: "application/json",
+          maxBytes,
+        });
+      }
     }
-    return c.json({
-      version: result.version,
-      columns: result.schema.fields.map((f) => ({ name: f.name, type: sparkTypeName(f.type) })),
-      rows: arrowToRows(result.table, result.schema),
-    });
   };
   app.get(ROUTES.readRows.path, validated(ROUTES.readRows), async (c) =>
     rows(c, c.req.param("name"), c.req.valid("query"), {}),

@@ -70,6 +70,15 @@ export async function arrowBody(c: Context<Env>): Promise<arrow.Table> {
   }
 }
 
-export function wantsArrow(c: Context<Env>, format: string | undefined): boolean {
-  return format === "arrow" || (c.req.header("accept") ?? "").includes(ARROW_STREAM);
+export const JSON_LINES = "application/x-ndjson";
+
+export type AnswerFormat = "json" | "jsonl" | "arrow";
+
+/** The answer's format: `format` (json, jsonl, arrow), else the Accept header, else JSON. */
+export function answerFormat(c: Context<Env>, format: AnswerFormat | undefined): AnswerFormat {
+  if (format !== undefined) return format;
+  const accept = c.req.header("accept") ?? "";
+  if (accept.includes(ARROW_STREAM)) return "arrow";
+  if (accept.includes(JSON_LINES)) return "jsonl";
+  return "json";
 }

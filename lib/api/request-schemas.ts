@@ -84,9 +84,15 @@ const READ_FIELDS = {
   version: optional(count()),
   timestamp: optional(text()),
   limit: optional(count()),
-  format: optional(z.enum(["json", "arrow"], mustBe('"json" or "arrow"'))),
+  format: optional(
+    z.enum(["json", "jsonl", "arrow"], mustBe('"json", "jsonl" (JSON lines) or "arrow"')),
+  ),
   /** Seconds; the most a deployment allows is checked where the deadline is set (context.ts). */
   statement_timeout: optional(count(1)),
+  /** Rows per page; with it the answer may carry a next_page_token (lib/ops/scan.ts). */
+  max_rows: optional(count(1)),
+  /** A previous page's next_page_token, as it came. */
+  page_token: optional(nonEmptyText()),
 };
 
 const DYNAMIC = { dynamicPartitionOverwrite: optional(flag()) };

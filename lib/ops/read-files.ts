@@ -68,6 +68,41 @@ export async function readSnapshotRows(
   snapshot: Snapshot,
   opts: ReadOptions = {},
 ): Promise<ReadResult> {
+  const read = openSnapshotRead(store, snapshot, opts);
+  const limit = opts.limit ?? Number.POSITIVE_INFINITY;
+  const parts: arrow.Table[] = [];
+  let rows = 0;
+  if (limit > 0) {
+    for await (const { table } of read.parts) {
+      parts.push(table);
+      rows += table.numRows;
+      if (rows >= limit) break;
+    }
+  }
+  let table = concatTables(parts, read.arrowSchema);
+  if (table.numRows > limit) table = table.slice(0, limit);
+  return { schema: read.schema, table, metrics: read.metrics };
+}
+
+/** A read under way: its columns, and its rows file by file as the caller pulls them. */
+export interface SnapshotRead {
+  schema: StructType;
+  arrowSchema: arrow.Schema;
+  metrics: ScanMetrics;
+  /** One part per file in `snapshot.files` order, decoded `concurrency` files at a time. */
+  parts: AsyncGenerator<{ file: AddFile; table: arrow.Table }>;
+}
+
+/**
+ * Steps 1 and 2 of the module comment: the columns are resolved at once (bad names fail here),
+ * the files are read only as `parts` is pulled, so a caller that streams or pages its answer
+ * holds a few files at a time. `opts.limit` is the caller's to apply.
+ */
+export function openSnapshotRead(
+  store: ObjectStore,
+  snapshot: Snapshot,
+  opts: Omit<ReadOptions, "limit"> = {},
+): SnapshotRead {
   const tableSchema = tableSchemaOf(snapshot);
   const fields = projectFields(tableSchema, opts.columns);
   const schema: StructType = { type: "struct", fields };
@@ -75,26 +110,17 @@ export async function readSnapshotRows(
   const arrowSchema = new arrow.Schema(
     fields.map((f) => new arrow.Field(f.name, toArrowType(f.type), f.nullable)),
   );
-  const limit = opts.limit ?? Number.POSITIVE_INFINITY;
   const metrics: ScanMetrics = { filesRead: 0, rowGroupsRead: 0, rowGroupsSkipped: 0 };
-  if (limit <= 0 || snapshot.files.length === 0) {
-    return { schema, table: new arrow.Table(arrowSchema), metrics };
-  }
   const reader = new FileReader(store, snapshot, fields, arrowSchema, metrics, opts);
-  const parts: arrow.Table[] = [];
-  let rows = 0;
   const concurrency = Math.max(1, opts.concurrency ?? 4);
-  for (let i = 0; i < snapshot.files.length && rows < limit; i += concurrency) {
-    const batch = snapshot.files.slice(i, i + concurrency);
-    for (const part of await Promise.all(batch.map((f) => reader.read(f)))) {
-      if (rows >= limit) break;
-      parts.push(part);
-      rows += part.numRows;
+  async function* parts() {
+    for (let i = 0; i < snapshot.files.length; i += concurrency) {
+      const batch = snapshot.files.slice(i, i + concurrency);
+      const tables = await Promise.all(batch.map((f) => reader.read(f)));
+      for (const [k, table] of tables.entries()) yield { file: batch[k], table };
     }
   }
-  let table = concatTables(parts, arrowSchema);
-  if (table.numRows > limit) table = table.slice(0, limit);
-  return { schema, table, metrics };
+  return { schema, arrowSchema, metrics, parts: parts() };
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { APIGatewayProxyEventV2, Context } from "aws-lambda";
 import { handle, type LambdaEvent } from "hono/aws-lambda";
+import { LAMBDA_RESPONSE_BYTES } from "../api/answer.ts";
 import { createApp } from "../api/app.ts";
 import type { Operation } from "../api/operations.ts";
 import { StsTableCredentials } from "../auth/credentials.ts";
@@ -79,6 +80,8 @@ export function httpHandler(operation: Operation, env: NodeJS.ProcessEnv = proce
       createApp(ctx, {
         operations: [operation],
         auth: parseAuthMode(env.SILT_AUTH),
+        // The response is one payload, capped by Lambda: a row answer past it asks to be paged.
+        maxResponseBytes: LAMBDA_RESPONSE_BYTES,
       }),
     );
     const serve = handler;

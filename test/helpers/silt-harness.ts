@@ -95,7 +95,8 @@ export async function startSilt(
       const res = await app.request(`http://silt.test${url}`, init);
       const raw = new Uint8Array(await res.arrayBuffer());
       const type = res.headers.get("content-type") ?? "";
-      const parsed = type.includes("json") ? JSON.parse(new TextDecoder().decode(raw)) : undefined;
+      const json = type.includes("json") && !type.includes("ndjson");
+      const parsed = json ? JSON.parse(new TextDecoder().decode(raw)) : undefined;
       return { status: res.status, body: parsed, headers: res.headers, raw };
     },
     async close() {
