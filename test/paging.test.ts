@@ -152,6 +152,91 @@ describe("paging /rows", () => {
   });
 });
 
+describe("paging /sql queries", () => {
+  const query = async (body: Record<string, unknown>) => {
+    const res = await silt.call("POST", "/api/v1/sql", body);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body as { rows: unknown[][]; next_page_token?: string };
+  };
+  const pagesOf = async (statement: string, maxRows: number) => {
+    const pages: unknown[][][] = [];
+    let token: string | undefined;
+    do {
+      const page = await query({ statement, max_rows: maxRows, page_token: token });
+      pages.push(page.rows);
+      token = page.next_page_token;
+    } while (token !== undefined && pages.length < 20);
+    return pages;
+  };
+
+  it("pages an ordered query in order, the last page without a token", async () => {
+    const pages = await pagesOf("SELECT id FROM pg.s.t ORDER BY id DESC", 5);
+    expect(pages.map((p) => p.length)).toEqual([5, 5, 2]);
+    expect(pages.flat(2)).toEqual(range(12).reverse());
+  });
+
+  it("answers every row once for an unordered query, at the first page's version", async () => {
+    const statement = "SELECT id, length(name) AS n FROM pg.s.t WHERE id > 2";
+    const first = await query({ statement, max_rows: 4 });
+    await sql("INSERT INTO pg.s.t VALUES (20, 'late'), (21, 'later')");
+    const rows = [...first.rows];
+    let token = first.next_page_token;
+    while (token !== undefined) {
+      const page = await query({ statement, max_rows: 4, page_token: token });
+      rows.push(...page.rows);
+      token = page.next_page_token;
+    }
+    expect(ids(rows)).toEqual(range(12).slice(2));
+    await sql("DELETE FROM pg.s.t WHERE id >= 20");
+  });
+
+  it("pages aggregates, and answers small results whole without a token", async () => {
+    const statement = "SELECT id % 4 AS k, count(*) AS c FROM pg.s.t GROUP BY id % 4 ORDER BY k";
+    expect((await pagesOf(statement, 3)).flat()).toEqual([
+      [0, 3],
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
+    const whole = await query({ statement, max_rows: 10 });
+    expect(whole.rows).toHaveLength(4);
+    expect(whole.next_page_token).toBeUndefined();
+  });
+
+  it("refuses max_rows below 1 and an empty page_token, as the request schema declares them", async () => {
+    for (const [field, value] of [
+      ["max_rows", 0],
+      ["page_token", ""],
+    ] as const) {
+      const res = await silt.call("POST", "/api/v1/sql", {
+        statement: "SELECT id FROM pg.s.t",
+        [field]: value,
+      });
+      expect(res.status, field).toBe(400);
+      expect(res.body.error_class).toBe("INVALID_REQUEST");
+      expect(res.body.message).toContain(`'${field}'`);
+    }
+  });
+
+  it("refuses a token for another statement or one that writes, running nothing", async () => {
+    const statement = "SELECT id FROM pg.s.t";
+    const token = (await query({ statement, max_rows: 2 })).next_page_token;
+    const before = await silt.call("GET", "/api/v1/tables/pg.s.t/history?limit=1");
+    for (const other of ["SELECT id, name FROM pg.s.t", "DELETE FROM pg.s.t WHERE id = 1"]) {
+      const res = await silt.call("POST", "/api/v1/sql", {
+        statement: other,
+        max_rows: 2,
+        page_token: token,
+      });
+      expect(res.status, other).toBe(400);
+      expect(res.body.error_class).toBe("INVALID_PAGE_TOKEN");
+    }
+    const after = await silt.call("GET", "/api/v1/tables/pg.s.t/history?limit=1");
+    expect(after.body.rows[0][0]).toBe(before.body.rows[0][0]);
+    expect(ids((await query({ statement })).rows)).toEqual(range(12));
+  });
+});
+
 describe("streamed answers", () => {
   it("JSON lines: one object per row", async () => {
     const res = await silt.call("GET", `${ROWS}?format=jsonl`);
@@ -207,6 +292,24 @@ describe("where an answer is one buffered response (Lambda)", () => {
     expect(res.body.message).toMatch(
       new RegExp(`${size - 1} bytes.*max_rows \\(e\\.g\\. \\d+\\).*next_page_token`),
     );
+  });
+
+  it("a /sql answer past the limit: RESULT_TOO_LARGE; its pages are answered", async () => {
+    const statement = "SELECT * FROM pg.s.t";
+    const post = (app: ReturnType<typeof createApp>, body: unknown) =>
+      app.request("http://silt.test/api/v1/sql", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    const size = JSON.stringify(JSON.stringify((await sql(statement)) as unknown)).length;
+    const app = limited(Math.floor((size * 3) / 4));
+    const whole = await post(app, { statement });
+    expect(whole.status).toBe(400);
+    expect(((await whole.json()) as { error_class: string }).error_class).toBe("RESULT_TOO_LARGE");
+    const page = await post(app, { statement, max_rows: 3 });
+    expect(page.status).toBe(200);
+    expect(((await page.json()) as { rows: unknown[] }).rows).toHaveLength(3);
   });
 
   it("a page within the limit is answered", async () => {

@@ -149,30 +149,41 @@ function* slices(part: arrow.Table, deadline: Deadline | undefined): Generator<a
 }
 
 /**
- * `{...head, "rows": [...], ...tail()}` (`head` not empty): the rows as arrays of canonical JSON values; `tail` is
- * asked for once the rows are written (a next page token is known only then).
+ * `{...head, "rows": [...], ...tail()}` (`head` not empty), the rows given a slice at a time;
+ * `tail` is asked for once the rows are written (a next page token is known only then).
  */
-export async function* jsonRows(
+export async function* jsonAnswer(
   head: Record<string, unknown>,
-  parts: Parts,
-  schema: StructType,
-  tail: () => Record<string, unknown>,
-  deadline?: Deadline,
+  slices: AsyncIterable<unknown[][]> | Iterable<unknown[][]>,
+  tail: () => Record<string, unknown> = () => ({}),
 ): AsyncGenerator<Chunk> {
   const open = JSON.stringify(head);
   yield { bytes: `${open.slice(0, -1)},"rows":[`, rows: 0 };
   let first = true;
-  for await (const part of parts) {
-    for (const slice of slices(part, deadline)) {
-      const text = arrowToRows(slice, schema)
-        .map((r) => JSON.stringify(r))
-        .join(",");
-      yield { bytes: first ? text : `,${text}`, rows: slice.numRows };
-      first = false;
-    }
+  for await (const rows of slices) {
+    if (rows.length === 0) continue;
+    const text = rows.map((r) => JSON.stringify(r)).join(",");
+    yield { bytes: first ? text : `,${text}`, rows: rows.length };
+    first = false;
   }
   const close = JSON.stringify(tail());
   yield { bytes: close.length > 2 ? `],${close.slice(1)}` : "]}", rows: 0 };
+}
+
+/** A table's parts as slices of rows of canonical JSON values. */
+export async function* rowSlices(
+  parts: Parts,
+  schema: StructType,
+  deadline?: Deadline,
+): AsyncGenerator<unknown[][]> {
+  for await (const part of parts) {
+    for (const slice of slices(part, deadline)) yield arrowToRows(slice, schema);
+  }
+}
+
+/** Rows already in memory, a slice at a time. */
+export function* inSlices(rows: unknown[][]): Generator<unknown[][]> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_CHUNK) yield rows.slice(i, i + ROWS_PER_CHUNK);
 }
 
 /** JSON lines: one object per row, keyed by column name (what JSON-lines readers expect). */
@@ -182,16 +193,14 @@ export async function* jsonLines(
   deadline?: Deadline,
 ): AsyncGenerator<Chunk> {
   const names = schema.fields.map((f) => f.name);
-  for await (const part of parts) {
-    for (const slice of slices(part, deadline)) {
-      let text = "";
-      for (const row of arrowToRows(slice, schema)) {
-        const obj: Record<string, unknown> = {};
-        for (const [i, name] of names.entries()) setKey(obj, name, row[i]);
-        text += `${JSON.stringify(obj)}\n`;
-      }
-      yield { bytes: text, rows: slice.numRows };
+  for await (const rows of rowSlices(parts, schema, deadline)) {
+    let text = "";
+    for (const row of rows) {
+      const obj: Record<string, unknown> = {};
+      for (const [i, name] of names.entries()) setKey(obj, name, row[i]);
+      text += `${JSON.stringify(obj)}\n`;
     }
+    yield { bytes: text, rows: rows.length };
   }
 }
 

@@ -36,7 +36,15 @@ import {
 } from "../ops/namespaces.ts";
 import { scanTableStream } from "../ops/scan.ts";
 import { executeSql } from "../sql/execute.ts";
-import { arrowStream, jsonLines, jsonRows, readAll, sendAnswer } from "./answer.ts";
+import {
+  arrowStream,
+  inSlices,
+  jsonAnswer,
+  jsonLines,
+  readAll,
+  rowSlices,
+  sendAnswer,
+} from "./answer.ts";
 import {
   ARROW_STREAM,
   answerFormat,
@@ -149,7 +157,7 @@ export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
   if (serves.has("history")) registerHistory(app);
   if (serves.has("detail")) registerDetail(app);
   if (serves.has("drop")) registerDrop(app);
-  if (serves.has("sql")) registerSql(app);
+  if (serves.has("sql")) registerSql(app, opts.maxResponseBytes);
   registerReplaceRoutes(app, serves);
   registerDmlRoutes(app, serves);
   registerMaintenanceRoutes(app, serves);
@@ -302,7 +310,8 @@ function registerRows(app: Hono<Env>, maxBytes: number | undefined): void {
           const next = token();
           return next === undefined ? {} : { next_page_token: next };
         };
-        return sendAnswer(c, jsonRows(head, parts, stream.schema, tail, ctx.deadline), {
+        const rows = rowSlices(parts, stream.schema, ctx.deadline);
+        return sendAnswer(c, jsonAnswer(head, rows, tail), {
           contentType: "application/json",
           maxBytes,
         });
@@ -351,8 +360,13 @@ function registerDrop(app: Hono<Env>): void {
   });
 }
 
-function registerSql(app: Hono<Env>): void {
-  app.post(ROUTES.sql.path, validated(ROUTES.sql), async (c) =>
-    c.json(await executeSql(c.get("ctx"), c.req.valid("json"))),
-  );
+function registerSql(app: Hono<Env>, maxBytes: number | undefined): void {
+  app.post(ROUTES.sql.path, validated(ROUTES.sql), async (c) => {
+    const { max_rows: maxRows, page_token: pageToken, ...request } = c.req.valid("json");
+    const { rows, ...rest } = await executeSql(c.get("ctx"), { ...request, maxRows, pageToken });
+    return sendAnswer(c, jsonAnswer(rest, inSlices(rows)), {
+      contentType: "application/json",
+      maxBytes,
+    });
+  });
 }

@@ -244,7 +244,16 @@ export const ROUTES = {
     path: "/api/v1/sql",
     summary: "one Spark SQL statement",
     query: NO_QUERY,
-    body: fields({ statement: nonEmptyText(), ...DEFAULTS, conf: optional(textMap()) }),
+    body: fields({
+      statement: nonEmptyText(),
+      ...DEFAULTS,
+      /** STATEMENT_TIMEOUT (seconds) among them: lib/sql/session.ts. */
+      conf: optional(textMap()),
+      /** Rows per page of a query's answer; with it the answer may carry a next_page_token. */
+      max_rows: optional(count(1)),
+      /** A previous page's next_page_token, with the same statement, defaults and conf. */
+      page_token: optional(nonEmptyText()),
+    }),
   }),
   overwrite: spec({
     method: "post",

@@ -18,7 +18,7 @@ import type { StructType } from "../delta/schema.ts";
 import { siltError } from "../errors.ts";
 import { openTable, type TimeTravel } from "./open-table.ts";
 import {
-  decodePageToken,
+  decodeScanToken,
   encodePageToken,
   type PagePosition,
   requestFingerprint,
@@ -74,7 +74,7 @@ export async function scanTableStream(
 ): Promise<ScanStream> {
   const { columns, limit, version, timestamp, maxRows, pageToken } = req;
   const request = requestFingerprint({ name, columns, limit, version, timestamp });
-  const from = pageToken === undefined ? undefined : decodePageToken(pageToken, request);
+  const from = pageToken === undefined ? undefined : decodeScanToken(pageToken, request);
   const t = await openTable(ctx, name, {
     ...req,
     ...(from && { version: from.version, timestamp: undefined }),
@@ -84,7 +84,7 @@ export async function scanTableStream(
     throw siltError("INVALID_PAGE_TOKEN:OTHER_REQUEST");
   }
   const paging = maxRows !== undefined || from !== undefined;
-  const ordered = paging ? [...t.snapshot.files].sort(byPath) : t.snapshot.files;
+  const ordered = paging ? inPathOrder(t.snapshot.files) : t.snapshot.files;
   const first = from === undefined ? 0 : startIndex(ordered, from);
   const files = ordered.slice(first);
   const read = openSnapshotRead(
@@ -142,7 +142,13 @@ export async function scanTableStream(
   };
 }
 
-const byPath = (a: AddFile, b: AddFile) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+/**
+ * Files in path order: one version always lists its files so, whatever order log replay gives
+ * (a checkpoint written between two pages changes it), which is what lets pages resume.
+ */
+export function inPathOrder(files: readonly AddFile[]): AddFile[] {
+  return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
 
 /** The index of the file a token resumes at; a path the version does not list is no token of ours. */
 function startIndex(files: AddFile[], from: PagePosition): number {

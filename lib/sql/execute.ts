@@ -10,11 +10,13 @@
 
 import * as arrow from "apache-arrow";
 import { type SiltContext, withDeadline } from "../context.ts";
+import { sliceTable } from "../data/kernels.ts";
 import { sparkTypeName } from "../delta/schema.ts";
 import { siltError } from "../errors.ts";
 import type { Statement } from "../expr/ast.ts";
 import { appendRows } from "../ops/append.ts";
 import { displayName, openTable } from "../ops/open-table.ts";
+import { decodeQueryToken, encodePageToken, requestFingerprint } from "../ops/page-token.ts";
 import { executeAlterColumns } from "./execute-alter-columns.ts";
 import { EMPTY, executeCreateTable, executeDdl, type SqlResult } from "./execute-ddl.ts";
 import { executeDelete, executeMerge, executeUpdate } from "./execute-dml.ts";
@@ -28,7 +30,7 @@ import {
   executeRestore,
 } from "./execute-replace.ts";
 import { columnValues, type Relation, runQuery } from "./query.ts";
-import { checkConf, type SqlSession, STATEMENT_TIMEOUT_CONF } from "./session.ts";
+import { checkConf, type QueryPaging, type SqlSession, STATEMENT_TIMEOUT_CONF } from "./session.ts";
 import { parseStatement } from "./statement-parser.ts";
 
 export interface SqlRequest {
@@ -36,6 +38,10 @@ export interface SqlRequest {
   catalog?: string;
   schema?: string;
   conf?: Record<string, string>;
+  /** Rows of a query's answer per page; with it the answer may end with a next page token. */
+  maxRows?: number;
+  /** Where the previous page of the same query ended. */
+  pageToken?: string;
 }
 
 export async function executeSql(ctx: SiltContext, req: SqlRequest): Promise<SqlResult> {
@@ -51,7 +57,45 @@ export async function executeSql(ctx: SiltContext, req: SqlRequest): Promise<Sql
     now: ctx.clock(),
   };
   const st = parseStatement(req.statement);
+  if (st.kind === "query" && (req.maxRows !== undefined || req.pageToken !== undefined)) {
+    return queryPage(timed, st, session, req);
+  }
+  // Only queries are paged: a token never reruns a statement that writes.
+  if (req.pageToken !== undefined) throw siltError("INVALID_PAGE_TOKEN:OTHER_REQUEST");
   return executeStatement(timed, st, session);
+}
+
+/**
+ * One page of a query's answer. Each page runs the query again, at the table versions the first
+ * page read (session.ts QueryPaging) and at its instant, and answers rows [offset, offset +
+ * maxRows) of it.
+ */
+async function queryPage(
+  ctx: SiltContext,
+  st: Extract<Statement, { kind: "query" }>,
+  session: SqlSession,
+  req: SqlRequest,
+): Promise<SqlResult> {
+  const { [STATEMENT_TIMEOUT_CONF]: _budget, ...conf } = session.conf;
+  const request = requestFingerprint({ ...session.defaults, statement: req.statement, conf });
+  const from = req.pageToken === undefined ? undefined : decodeQueryToken(req.pageToken, request);
+  const pinned = new Map(
+    from?.pins.map(([name, tableId, version]) => [name, { tableId, version }]),
+  );
+  const paging: QueryPaging = { pinned, read: new Map() };
+  const now = from?.now ?? session.now;
+  const relation = await runQuery(ctx, st.query, { ...session, now, paging });
+  const n = relation.table.numRows;
+  const start = Math.min(from?.offset ?? 0, n);
+  const end = req.maxRows === undefined ? n : Math.min(n, start + req.maxRows);
+  const page = resultOf({ ...relation, table: sliceTable(relation.table, start, end) });
+  if (end >= n) return page;
+  const pins = [...paging.read].map(([name, t]): [string, string, number] => [
+    name,
+    t.tableId,
+    t.version,
+  ]);
+  return { ...page, next_page_token: encodePageToken({ pins, now, offset: end }, request) };
 }
 
 export async function executeStatement(

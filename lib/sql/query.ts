@@ -42,6 +42,7 @@ import type { Typed } from "../expr/typed.ts";
 import { quotedType, type Scalar, widerCommonType } from "../expr/types.ts";
 import { openTable } from "../ops/open-table.ts";
 import { readSnapshotRows, type ScanMetrics } from "../ops/read-files.ts";
+import { inPathOrder } from "../ops/scan.ts";
 import { MILLIS_PER_DAY } from "../values/calendar.ts";
 import { GroupedAggregation } from "./aggregate.ts";
 import type { SqlSession } from "./session.ts";
@@ -279,12 +280,20 @@ async function openScan(
           : String(v);
     if (t.type === "string") timestamp = String(v);
   }
+  const paging = env.session.paging;
+  const key = from.name.map((p) => p.toLowerCase()).join(".");
+  const pin = travel === undefined ? paging?.pinned.get(key) : undefined;
   const t = await openTable(env.ctx, from.name, {
     access: "read",
     defaults: env.session.defaults,
-    version: travel?.version,
+    version: pin?.version ?? travel?.version,
     timestamp,
   });
+  if (pin !== undefined && pin.tableId !== t.entry.tableId) {
+    // Dropped and created again since the first page: not the table the pages were reading.
+    throw siltError("INVALID_PAGE_TOKEN:OTHER_REQUEST");
+  }
+  paging?.read.set(key, { tableId: t.entry.tableId, version: t.snapshot.version });
   const qualifier = from.alias ? [from.alias] : [t.name.catalog, t.name.schema, t.name.table];
   const known = new Set(t.schema.fields.map((f) => f.name.toLowerCase()));
   // A name that is no column (a typo, or an output alias) needs every column in scope, so the
@@ -293,7 +302,7 @@ async function openScan(
     mentioned === "all" || [...mentioned.single].some((n) => !known.has(n))
       ? undefined
       : t.schema.fields.filter((f) => mentioned.parts.has(f.name.toLowerCase())).map((f) => f.name);
-  let files = t.snapshot.files;
+  let files = paging === undefined ? t.snapshot.files : inPathOrder(t.snapshot.files);
   let rowGroupFilter: ((footer: ParquetFooter) => number[]) | undefined;
   if (where) {
     const full: Scope = scopeFor({

@@ -62,6 +62,24 @@ export interface SqlSession {
   conf: Record<string, string>;
   /** The statement's instant: current_date()/current_timestamp() see one value per statement. */
   now: number;
+  /** Set when a query's answer is paged (execute.ts). */
+  paging?: QueryPaging;
+}
+
+/** A table as a paged query read it: its id and version. */
+export interface TableRead {
+  tableId: string;
+  version: number;
+}
+
+/**
+ * How a paged query reads its tables so every page sees the same rows in the same order: at the
+ * versions its page token pins (by the name the query gives each table), files in path order;
+ * the versions the page read are recorded in `read` for the next page's token.
+ */
+export interface QueryPaging {
+  pinned: ReadonlyMap<string, TableRead>;
+  read: Map<string, TableRead>;
 }
 
 export function confFlag(session: SqlSession, key: string, fallback: boolean): boolean {
