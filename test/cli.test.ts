@@ -113,6 +113,24 @@ describe("silt command", () => {
     }
   });
 
+  it("reads SILT_POST_COMMIT as the deployed functions do", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), "silt-cli-"));
+    try {
+      const res = await runSilt(["serve"], {
+        PORT: "0",
+        SILT_DATA_DIR: dir,
+        SILT_POST_COMMIT: "later",
+      });
+      expect(res.code).toBe(1);
+      expect(errorLine(res.stderr)).toBe(
+        'silt: [SILT_MISCONFIGURED] Environment variable SILT_POST_COMMIT must be one of await, background, off (got "later").',
+      );
+      expect(existsSync(path.join(dir, "silt.pid"))).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses a second server on a data directory in use, and restarts after a kill -9", async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), "silt-cli-lock-"));
     let first = await startServe(dir);

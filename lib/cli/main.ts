@@ -2,6 +2,7 @@
  * The `silt` command: `serve` runs the API locally; `read` prints any Delta table straight from
  * its files (a directory or an s3:// URI), which doubles as the reader-conformance entry point.
  */
+
 import { parseArgs } from "node:util";
 import { parseTokens } from "../auth/principal.ts";
 import { createS3Client } from "../aws-clients.ts";
@@ -11,6 +12,7 @@ import { loadSnapshot } from "../delta/snapshot.ts";
 import { SiltError, siltError } from "../errors.ts";
 import { jsonLogger } from "../logger.ts";
 import { readSnapshotRows } from "../ops/read-files.ts";
+import { postCommitMode } from "../runtime/env.ts";
 import { startLocalServer } from "../runtime/local-server.ts";
 import { LocalObjectStore } from "../storage/local-store.ts";
 import type { ObjectStore } from "../storage/object-store.ts";
@@ -88,6 +90,7 @@ async function serveCommand(): Promise<number> {
     port,
     logger: jsonLogger({ service: "silt" }),
     tokens: localTokens(process.env),
+    postCommitMode: postCommitMode(process.env),
   });
   process.stdout.write(
     `Silt is serving ${server.url}/api/v1 and the Unity Catalog API at ${server.url} ` +

@@ -3,12 +3,14 @@
  * to a directory through the local object store; the catalog and the commit arbiter live in an
  * embedded dynalite whose LevelDB files sit beside them. Node only: no Docker, no cloud account.
  */
+
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { serve } from "@hono/node-server";
 import { createApp } from "../api/app.ts";
 import { createDynamoClient } from "../aws-clients.ts";
+import type { PostCommitMode } from "../commit/post-commit.ts";
 import type { SiltContext } from "../context.ts";
 import { siltError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
@@ -28,6 +30,8 @@ export interface LocalServerOptions {
    * everything, as on a laptop.
    */
   tokens?: ReadonlyMap<string, string>;
+  /** How commits run their automatic checkpoint (SILT_POST_COMMIT); default "await". */
+  postCommitMode?: PostCommitMode;
 }
 
 export interface LocalServer {
@@ -70,6 +74,7 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
       idempotencyTable: "silt_idempotency",
       logger: opts.logger,
       ensureTables: true,
+      postCommit: opts.postCommitMode === undefined ? undefined : { mode: opts.postCommitMode },
     });
     const app = createApp(
       ctx,
