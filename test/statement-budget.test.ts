@@ -18,30 +18,22 @@ import { buildContext } from "../lib/runtime/context-factory.ts";
 import { sortIndices } from "../lib/sql/sort.ts";
 import { LocalObjectStore } from "../lib/storage/local-store.ts";
 import type { ObjectStore } from "../lib/storage/object-store.ts";
+import { hookedStore } from "./helpers/store-hooks.ts";
 
 /** The injected clock, and what each data-file read and write costs on it. */
 const time = { now: 1_800_000_000_000, readMs: 0, writeMs: 0 };
 
 function timedStore(store: ObjectStore): ObjectStore {
   const isData = (key: string) => key.endsWith(".parquet");
-  return {
-    get: async (k) => {
-      if (isData(k)) time.now += time.readMs;
-      return store.get(k);
-    },
-    getRange: (k, a, b) => store.getRange(k, a, b),
-    getSuffix: (k, n) => store.getSuffix(k, n),
-    head: (k) => store.head(k),
-    list: (p, o) => store.list(p, o),
-    delete: (k) => store.delete(k),
-    deleteMany: (ks) => store.deleteMany(ks),
-    copyIfAbsent: (a, b) => store.copyIfAbsent(a, b),
-    put: async (k, body) => {
+  return hookedStore(
+    store,
+    async (k) => {
       if (isData(k)) time.now += time.writeMs;
-      return store.put(k, body);
     },
-    putIfAbsent: (k, body) => store.putIfAbsent(k, body),
-  };
+    (k) => {
+      if (isData(k)) time.now += time.readMs;
+    },
+  );
 }
 
 let dir: string;

@@ -1,16 +1,20 @@
 /**
- * An object store that runs a hook before each write and then writes through: tests use it to
- * let a rival statement commit at an exact point of another one (after it read, before it
- * commits).
+ * An object store that runs a hook before each write (and, optionally, each whole-object read)
+ * and then passes through: tests use it to let a rival statement commit at an exact point of
+ * another one (after it read, before it commits), or to advance an injected clock as files move.
  */
 import type { ObjectStore } from "../../lib/storage/object-store.ts";
 
 export function hookedStore(
   store: ObjectStore,
   beforeWrite: (key: string) => Promise<void>,
+  beforeRead: (key: string) => void = () => {},
 ): ObjectStore {
   return {
-    get: (k) => store.get(k),
+    get: (k) => {
+      beforeRead(k);
+      return store.get(k);
+    },
     getRange: (k, a, b) => store.getRange(k, a, b),
     getSuffix: (k, n) => store.getSuffix(k, n),
     head: (k) => store.head(k),
