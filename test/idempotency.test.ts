@@ -12,11 +12,14 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { createApp } from "../lib/api/app.ts";
 import { REPLAYED_HEADER, requestFingerprint, scopedKey } from "../lib/api/idempotency.ts";
 import type { SiltContext } from "../lib/context.ts";
-import type { IdempotencyStore } from "../lib/kv/idempotency-store.ts";
+import { DynamoItemStore } from "../lib/kv/dynamo-item-store.ts";
+import { IdempotencyStore, RENEWED_LEASE_MS } from "../lib/kv/idempotency-store.ts";
+import { IDEMPOTENCY_TABLE_KEYS } from "../lib/kv/item-store.ts";
+import { MemoryItemStore } from "../lib/kv/memory-item-store.ts";
 import { silentLogger } from "../lib/logger.ts";
 import { buildContext } from "../lib/runtime/context-factory.ts";
 import { LocalObjectStore } from "../lib/storage/local-store.ts";
@@ -242,6 +245,95 @@ describe.each(backends)("Idempotency-Key on $name", (backend) => {
       expect(
         await store.recordCommit(key, old.claimId, { tableId: "t", readVersion: 0, txnId: "x" }),
       ).toBe(false);
+    });
+  });
+
+  describe("where no timeout stops a request (the local server)", () => {
+    const route = "/api/v1/tables/idem.s.t/insert";
+    /** `ctx` with the idempotency store `silt serve` builds: no function timeout. */
+    let local: SiltContext;
+    beforeAll(async () => {
+      const items =
+        backend.name === "memory"
+          ? new MemoryItemStore(IDEMPOTENCY_TABLE_KEYS)
+          : new DynamoItemStore(
+              (await backend.dynamo()).client,
+              (await backend.dynamo()).tableName("silt_idempotency"),
+              IDEMPOTENCY_TABLE_KEYS,
+            );
+      local = { ...ctx, idempotency: new IdempotencyStore(items, () => now) };
+    });
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it("lets a retry take over a claim nobody renewed once its short lease has passed", async () => {
+      const store = local.idempotency!;
+      expect(store.renewEveryMs).toBe(RENEWED_LEASE_MS / 3);
+      const key = scopedKey("tester", "POST", route, "k-local-1");
+      expect((await store.claim(key, "fp")).kind).toBe("claimed");
+      now += RENEWED_LEASE_MS - 1;
+      expect((await store.claim(key, "fp")).kind).toBe("inProgress");
+      now += 2;
+      expect((await store.claim(key, "fp")).kind).toBe("takenOver");
+    });
+
+    it("renews the claim of a running request, so a duplicate waits however long it runs", async () => {
+      vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+      const renewals: Promise<boolean>[] = [];
+      const base = local.idempotency!;
+      const store = Object.assign(Object.create(base) as IdempotencyStore, {
+        renew: (key: string, claimId: string) => {
+          const renewed = base.renew(key, claimId);
+          renewals.push(renewed);
+          return renewed;
+        },
+      });
+      let unblock!: () => void;
+      const blocked = new Promise<void>((resolve) => {
+        unblock = resolve;
+      });
+      let blocking = true;
+      let writing!: () => void;
+      const reached = new Promise<void>((resolve) => {
+        writing = resolve;
+      });
+      const slow: SiltContext = {
+        ...local,
+        idempotency: store,
+        store: hookedStore(local.store, async (key) => {
+          if (!blocking || !key.endsWith(".parquet")) return;
+          writing();
+          await blocked;
+        }),
+      };
+      const send = () =>
+        createApp(slow).request(`http://silt.test${route}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "idempotency-key": "k-local-2" },
+          body: JSON.stringify({ rows: [{ id: 300 }] }),
+        });
+      const before = (await history("idem.s.t"))[0]!.version;
+      const first = send();
+      // The request is now writing its file; a lease and a half later it still runs.
+      await reached;
+      now += RENEWED_LEASE_MS / 2;
+      vi.advanceTimersByTime(store.renewEveryMs!);
+      now += RENEWED_LEASE_MS;
+      vi.advanceTimersByTime(store.renewEveryMs!);
+      expect(renewals.length).toBe(2);
+      expect(await Promise.all(renewals)).toEqual([true, true]);
+      const duplicate = await send();
+      expect(duplicate.status).toBe(409);
+      blocking = false;
+      unblock();
+      expect((await first).status).toBe(200);
+      // Answered: the timer is gone, and the retry replays the answer.
+      vi.advanceTimersByTime(store.renewEveryMs! * 3);
+      expect(renewals.length).toBe(2);
+      const retry = await send();
+      expect(retry.headers.get(REPLAYED_HEADER)).toBe("true");
+      expect((await history("idem.s.t"))[0]!.version).toBe(before + 1);
     });
   });
 

@@ -5,7 +5,8 @@
  * 1. Scope the caller's key by principal, method and path (two routes or two callers never share a
  *    record) and fingerprint the request (method, path, query, body) with SHA-256.
  * 2. Claim it in the idempotency store (lib/kv/idempotency-store.ts) for a lease no longer than
- *    the function's timeout: a record exists per key until it expires.
+ *    the function's timeout, or, where no timeout stops a request, a short lease renewed until
+ *    the response is stored: a record exists per key until it expires.
  * 3. Claim lost: read the record. A different fingerprint is a misuse of the key (422
  *    IDEMPOTENCY_KEY_REUSED); IN_PROGRESS within its lease means a duplicate is running right
  *    now (409, retry later); COMPLETED replays the stored status, content type and body, marked
@@ -24,7 +25,7 @@
  *    seconds), like Stripe's keys: a retry after a day is a new request.
  */
 import { createHash, randomUUID } from "node:crypto";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler, Next } from "hono";
 import type { CommitArbiter } from "../commit/arbiter.ts";
 import { siltError } from "../errors.ts";
 import type { CommitIntent, IdempotencyStore, StoredResponse } from "../kv/idempotency-store.ts";
@@ -86,43 +87,68 @@ export function idempotencyMiddleware(
     // Step 5.
     const { claimId } = claim;
     const ctx = c.get("ctx");
-    c.set("ctx", {
-      ...ctx,
-      commitTxnId: async (commit) => {
-        const txnId = randomUUID();
-        if (!(await store.recordCommit(key, claimId, { ...commit, txnId }))) {
-          // A retry took the key over while this run was thought dead: it answers the caller.
-          throw siltError("IDEMPOTENCY_REQUEST_IN_PROGRESS", { callerKey: quotedKey });
-        }
-        return txnId;
-      },
-    });
+    const renewal =
+      store.renewEveryMs === undefined
+        ? undefined
+        : setInterval(() => {
+            store.renew(key, claimId).catch((err: unknown) => {
+              ctx.logger.warn("idempotency.renew_failed", { error: String(err) });
+            });
+          }, store.renewEveryMs).unref();
     try {
-      await next();
-    } catch (err) {
-      await store.release(key, claimId);
-      throw err;
+      await runClaimed(c, next, store, key, claimId, quotedKey);
+    } finally {
+      clearInterval(renewal);
     }
-    // Hono turns thrown errors into c.res through onError before we get here, so the status
-    // tells success from failure.
-    const res = c.res;
-    if (res.status >= 500) {
-      await store.release(key, claimId);
-      return;
-    }
-    let text = await res.clone().text();
-    let contentType = res.headers.get("content-type") ?? "application/octet-stream";
-    if (Buffer.byteLength(text) > MAX_STORED_BODY || !isTextual(contentType)) {
-      text = JSON.stringify({
-        replayed: true,
-        message:
-          "The first response to this Idempotency-Key was too large or binary to keep; the " +
-          "request was applied once. Read the table to see its effect.",
-      });
-      contentType = "application/json";
-    }
-    await store.complete(key, claimId, { status: res.status, contentType, body: text });
   };
+}
+
+/** Step 5: the request, run under the claim this run holds. */
+async function runClaimed(
+  c: Context<Env>,
+  next: Next,
+  store: IdempotencyStore,
+  key: string,
+  claimId: string,
+  quotedKey: string,
+) {
+  const ctx = c.get("ctx");
+  c.set("ctx", {
+    ...ctx,
+    commitTxnId: async (commit) => {
+      const txnId = randomUUID();
+      if (!(await store.recordCommit(key, claimId, { ...commit, txnId }))) {
+        // A retry took the key over while this run was thought dead: it answers the caller.
+        throw siltError("IDEMPOTENCY_REQUEST_IN_PROGRESS", { callerKey: quotedKey });
+      }
+      return txnId;
+    },
+  });
+  try {
+    await next();
+  } catch (err) {
+    await store.release(key, claimId);
+    throw err;
+  }
+  // Hono turns thrown errors into c.res through onError before we get here, so the status
+  // tells success from failure.
+  const res = c.res;
+  if (res.status >= 500) {
+    await store.release(key, claimId);
+    return;
+  }
+  let text = await res.clone().text();
+  let contentType = res.headers.get("content-type") ?? "application/octet-stream";
+  if (Buffer.byteLength(text) > MAX_STORED_BODY || !isTextual(contentType)) {
+    text = JSON.stringify({
+      replayed: true,
+      message:
+        "The first response to this Idempotency-Key was too large or binary to keep; the " +
+        "request was applied once. Read the table to see its effect.",
+    });
+    contentType = "application/json";
+  }
+  await store.complete(key, claimId, { status: res.status, contentType, body: text });
 }
 
 const replay = (stored: StoredResponse): Response =>

@@ -5,8 +5,10 @@
  * 1. Claim: conditional PutItem of {key, status IN_PROGRESS, fingerprint, claimId, leaseUntil,
  *    expiresAt} that succeeds only when no record exists or the one there has expired (TTL
  *    deletes lazily, so an expired record may still be readable). `claimId` names this run of
- *    the request; the lease is no longer than the function's timeout, so once it has passed the
- *    run holding it is dead (Lambda stopped it) rather than slow.
+ *    the request. In Lambda the lease is the function's timeout, so once it has passed the run
+ *    holding it is dead (Lambda stopped it) rather than slow. Where nothing stops a request at a
+ *    timeout (the local server) the lease is short and the running request renews it (step 3),
+ *    so a claim outlives its run by at most one lease: a retry after a crash soon finishes.
  * 2. Claim lost: the record there, read back, says whether it is another request's
  *    (fingerprint), finished (COMPLETED, with its response), still running (IN_PROGRESS within
  *    its lease) or abandoned (IN_PROGRESS past its lease). An abandoned claim is taken over with
@@ -14,6 +16,7 @@
  *    dead run last began, if any, so the caller can learn whether it committed.
  * 3. Before each commit the run records it (table, read version, the txnId the commit carries),
  *    conditioned on still holding the claim: a run whose claim was taken over commits nothing.
+ *    A renewed lease is extended the same way, every third of a lease while the request runs.
  * 4. Complete stores the response; release deletes the claim so a retry can run. Both act only
  *    while the run holds the claim.
  * 5. Records expire 24 h after the claim through the table's TTL attribute `expiresAt` (epoch
@@ -37,10 +40,10 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 /** The TTL attribute the CDK stack configures on the table. */
 export const TTL_ATTRIBUTE = "expiresAt";
 /**
- * The lease where nothing stops a request at a timeout (the local server): far beyond any
- * request's run there, short enough that a retry after a crash of the server soon finishes.
+ * The lease where nothing stops a request at a timeout (the local server), renewed while the
+ * request runs: the longest a retry waits after the server died mid-request.
  */
-export const DEFAULT_LEASE_MS = 10 * 60 * 1000;
+export const RENEWED_LEASE_MS = 30_000;
 
 /** A commit a run of the request began: where to look for it, and what it carries. */
 export interface CommitIntent {
@@ -66,16 +69,24 @@ export interface StoredResponse {
 }
 
 export class IdempotencyStore {
+  /** How long a claim holds before a retry may take it over, unless renewed. */
+  private readonly leaseMs: number;
+  /** How often a running request renews its claim; undefined when the lease is not renewed. */
+  readonly renewEveryMs: number | undefined;
+
   /**
    * `items`: the idempotency table (IDEMPOTENCY_TABLE_KEYS), in DynamoDB or in memory.
-   * `leaseMs`: how long a claim holds before a retry may take it over; at most the function's
-   * timeout.
+   * `functionTimeoutMs`: the timeout that stops every request (Lambda's), which is then the
+   * lease; without one the lease is RENEWED_LEASE_MS, renewed while the request runs.
    */
   constructor(
     private readonly items: ItemStore,
     private readonly clock: () => number = Date.now,
-    private readonly leaseMs: number = DEFAULT_LEASE_MS,
-  ) {}
+    functionTimeoutMs?: number,
+  ) {
+    this.leaseMs = functionTimeoutMs ?? RENEWED_LEASE_MS;
+    this.renewEveryMs = functionTimeoutMs === undefined ? RENEWED_LEASE_MS / 3 : undefined;
+  }
 
   /** Steps 1-2. */
   async claim(key: string, fingerprint: string): Promise<Claim> {
@@ -120,6 +131,15 @@ export class IdempotencyStore {
     );
     if (!takenOver) return { kind: "inProgress" };
     return { kind: "takenOver", claimId, lastCommit: commitIntentOf(item) };
+  }
+
+  /** Step 3: extends the lease; false when the run no longer holds the claim. */
+  renew(key: string, claimId: string): Promise<boolean> {
+    return this.items.update(
+      { key: { S: key } },
+      { set: { leaseUntil: { N: String(this.clock() + this.leaseMs) } } },
+      this.held(claimId),
+    );
   }
 
   /** Step 3: false when the run no longer holds the claim (a retry took it over). */
