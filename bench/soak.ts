@@ -9,7 +9,9 @@
  * 3. A killer sends SIGKILL every few seconds and restarts the server on the same data dir.
  *    A request cut off by the kill has an unknown outcome: inserts are retried with their key
  *    afterwards, and the others widen what the check accepts for that row.
- * 4. After the run, one clean restart, then every row is checked: each acknowledged insert is
+ * 4. After the run, one clean restart; once the keys of cut-off requests are past their lease
+ *    (RENEWED_LEASE_MS: nothing renews a dead request's key), the cut-off inserts are retried, and
+ *    every row is checked: each acknowledged insert is
  *    there exactly once unless a DELETE of it was acknowledged or cut off, no acknowledged DELETE
  *    left its row, nothing appears that was never sent, and each row's counter lies between its
  *    acknowledged and its attempted UPDATEs.
@@ -21,6 +23,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { RENEWED_LEASE_MS } from "../lib/kv/idempotency-store.ts";
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
 const WRITERS = Number(process.env.SOAK_WRITERS ?? 4);
@@ -290,6 +293,7 @@ async function main(): Promise<number> {
   const elapsed = (Date.now() - t0) / 1000;
   await killServer();
   await startServer();
+  await sleep(RENEWED_LEASE_MS + 1000);
   const settled = await settleInserts();
   const problems = await check();
   await killServer();
