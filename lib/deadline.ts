@@ -51,6 +51,11 @@ export class Deadline {
     this.endsAt = clock() + seconds * 1000;
   }
 
+  /** What is left of the budget, in milliseconds (0 once it is spent). */
+  remainingMs(): number {
+    return Math.max(0, this.endsAt - this.clock());
+  }
+
   check(): void {
     if (this.clock() <= this.endsAt) return;
     throw siltError("QUERY_EXECUTION_TIMEOUT_EXCEEDED", {

@@ -189,6 +189,41 @@ describe("a write past its budget commits nothing", () => {
   });
 });
 
+describe("OPTIMIZE within its budget", () => {
+  it("commits the bins it finished in half the statement's budget, complete false, and the rest when run again", async () => {
+    const table = "shop.sales.parts";
+    for (const statement of [
+      `CREATE TABLE ${table} (id INT, part INT) USING DELTA PARTITIONED BY (part)`,
+      // Three partitions of two files: three bins of two reads each.
+      ...[1, 2].flatMap((i) =>
+        [1, 2, 3].map((p) => `INSERT INTO ${table} VALUES (${i * 10 + p}, ${p})`),
+      ),
+    ]) {
+      expect((await sql(statement)).status).toBe(200);
+    }
+    const files = async () =>
+      (await sql(`DESCRIBE DETAIL ${table}`)).body.rows[0][
+        (await sql(`DESCRIBE DETAIL ${table}`)).body.columns.findIndex(
+          (c: { name: string }) => c.name === "numFiles",
+        )
+      ];
+    expect(await files()).toBe(6);
+    // Each bin reads for 10 s: two bins fit in half the 25 s default, the third does not start.
+    time.readMs = 5_000;
+    const first = await sql(`OPTIMIZE ${table}`);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ committed: true, complete: false });
+    expect(first.body.rows[0][1]).toMatchObject({ numFilesRemoved: 4, numFilesAdded: 2 });
+    time.readMs = 0;
+    expect(await files()).toBe(4);
+    const second = await sql(`OPTIMIZE ${table}`);
+    expect(second.body).toMatchObject({ committed: true, complete: true });
+    expect(await files()).toBe(3);
+    const rows = await sql(`SELECT id FROM ${table} ORDER BY id`);
+    expect(rows.body.rows.flat()).toEqual([11, 12, 13, 21, 22, 23]);
+  });
+});
+
 describe("the budget a request asks for", () => {
   it.each([
     ["0", "0"],

@@ -3,7 +3,10 @@
  *
  * 1. OPTIMIZE returns one row: `path` (the table's location) and `metrics` (Spark's
  *    OptimizeMetrics struct, the fields Silt computes).
- *    REORG TABLE … APPLY (PURGE) answers the same way.
+ *    REORG TABLE … APPLY (PURGE) answers the same way. Both stop starting bins once half of what
+ *    is left of the statement's time budget is spent (or the deployment's OPTIMIZE budget,
+ *    SiltContext.optimizeTimeBudgetMs, if sooner), the other half going to the bin in flight
+ *    and the commit, and commit the bins they finished: `complete: false` says to run again.
  * 2. VACUUM returns `path`: the table's location, or, for DRY RUN, one row per file it would
  *    delete. The retention check follows the request's conf
  *    `spark.databricks.delta.retentionDurationCheck.enabled` (default true).
@@ -31,6 +34,7 @@ export async function executeOptimize(
     zorderBy: st.zorderBy,
     defaults: session.defaults,
     now: session.now,
+    timeBudgetMs: rewriteBudgetMs(ctx),
   });
   return optimizeResult(result);
 }
@@ -46,8 +50,17 @@ export async function executeReorg(
     purge: true,
     defaults: session.defaults,
     now: session.now,
+    timeBudgetMs: rewriteBudgetMs(ctx),
   });
   return optimizeResult(result);
+}
+
+/** Step 1: how long OPTIMIZE and REORG may start bins. */
+function rewriteBudgetMs(ctx: SiltContext): number | undefined {
+  const deployed = ctx.optimizeTimeBudgetMs;
+  if (ctx.deadline === undefined) return deployed;
+  const half = Math.floor(ctx.deadline.remainingMs() / 2);
+  return deployed === undefined ? half : Math.min(half, deployed);
 }
 
 /** OPTIMIZE and REORG answer as Delta does: the table's path and a struct of metrics. */
@@ -60,6 +73,7 @@ function optimizeResult(result: Awaited<ReturnType<typeof optimizeTable>>): SqlR
     rows: [[result.tableLocation, result.metrics]],
     version: result.version,
     committed: result.committed,
+    complete: result.complete,
   };
 }
 
