@@ -153,6 +153,55 @@ describe("a typed read past its budget", () => {
   });
 });
 
+describe("a streamed read that passes its budget after its first rows", () => {
+  /** The body up to where it broke off, and the error it broke off with. */
+  async function brokenBody(res: Response) {
+    const reader = res.body!.getReader();
+    let text = "";
+    const decoder = new TextDecoder();
+    for (;;) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) return { text, error: undefined };
+        text += decoder.decode(value);
+      } catch (error) {
+        return { text, error };
+      }
+    }
+  }
+  // Four files are read before the first rows (30 s budget: 28 s), the fifth after them.
+  const slowRead = (format: string) => {
+    time.readMs = 7_000;
+    return app.request(
+      `http://silt.test/api/v1/tables/shop.sales.orders/rows?statement_timeout=30${format}`,
+    );
+  };
+  const timedOut = expect.objectContaining({ error_class: "QUERY_EXECUTION_TIMEOUT_EXCEEDED" });
+
+  it("JSON: the rows close with the error, then the body breaks off", async () => {
+    const res = await slowRead("");
+    expect(res.status).toBe(200);
+    const { text, error } = await brokenBody(res);
+    expect(error).toBeDefined();
+    const answer = JSON.parse(text);
+    expect(answer.rows).toHaveLength(4);
+    expect(answer.error).toEqual(timedOut);
+  });
+
+  it("JSON lines: an error line ends the rows, then the body breaks off", async () => {
+    const res = await slowRead("&format=jsonl");
+    expect(res.status).toBe(200);
+    const { text, error } = await brokenBody(res);
+    expect(error).toBeDefined();
+    const lines = text
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(5);
+    expect(lines.at(-1)).toEqual(timedOut);
+  });
+});
+
 describe("a write past its budget commits nothing", () => {
   it("UPDATE whose reads spend the budget", async () => {
     const before = await state();

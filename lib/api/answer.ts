@@ -10,8 +10,10 @@
  *
  * The chunks up to the first rows are made before the response starts, so the errors a
  * statement meets first (a bad column, a missing file, the first files past the budget) answer
- * with their status; a failure later can only cut the stream short, which the client sees as a
- * broken body.
+ * with their status. A failure later, with the status sent, is told in the body where the format
+ * has room for it (`failure`: JSON closes its rows with an `error` member, JSON lines end with an
+ * error line; an Arrow stream has no place for one) and then the body is broken off, so no reader
+ * takes the rows before it for a whole answer.
  */
 import * as arrow from "apache-arrow";
 import type { Context } from "hono";
@@ -19,8 +21,9 @@ import { arrowToRows } from "../data/arrow-to-json.ts";
 import { setKey } from "../data/json-encoding.ts";
 import type { Deadline } from "../deadline.ts";
 import type { StructType } from "../delta/schema.ts";
-import { siltError } from "../errors.ts";
+import { type SiltError, siltError } from "../errors.ts";
 import type { Env } from "./http.ts";
+import { knownError } from "./known-error.ts";
 
 /**
  * What a Lambda function's answer body may take: the 6 MB invocation payload less room for the
@@ -45,6 +48,8 @@ export interface AnswerOptions {
   headers?: Record<string, string>;
   /** Set where the answer must fit one buffered response (Lambda): its byte limit. */
   maxBytes?: number;
+  /** The bytes that tell a failure after the first rows, in the answer's format. */
+  failure?: (err: SiltError) => string;
 }
 
 export async function sendAnswer(
@@ -76,7 +81,15 @@ export async function sendAnswer(
       if (done) controller.close();
     },
     async pull(controller) {
-      const next = await it.next();
+      let next: IteratorResult<Chunk>;
+      try {
+        next = await it.next();
+      } catch (caught) {
+        const err = knownError(caught, c, c.get("ctx").logger);
+        if (opts.failure) controller.enqueue(encoder.encode(opts.failure(err)));
+        controller.error(err);
+        return;
+      }
       if (next.done) controller.close();
       else controller.enqueue(bytesOf(next.value));
     },
@@ -170,6 +183,9 @@ export async function* jsonAnswer(
   yield { bytes: close.length > 2 ? `],${close.slice(1)}` : "]}", rows: 0 };
 }
 
+/** How a jsonAnswer that fails within its rows ends: the rows closed, then `"error": {...}`. */
+export const jsonAnswerFailure = (err: SiltError) => `],"error":${JSON.stringify(err)}}`;
+
 /** A table's parts as slices of rows of canonical JSON values. */
 export async function* rowSlices(
   parts: Parts,
@@ -203,6 +219,9 @@ export async function* jsonLines(
     yield { bytes: text, rows: rows.length };
   }
 }
+
+/** How JSON lines that fail end: a line holding the error body. */
+export const jsonLinesFailure = (err: SiltError) => `${JSON.stringify(err)}\n`;
 
 /**
  * An Arrow IPC stream written part by part: the schema message once, each part's record

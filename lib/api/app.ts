@@ -40,7 +40,9 @@ import {
   arrowStream,
   inSlices,
   jsonAnswer,
+  jsonAnswerFailure,
   jsonLines,
+  jsonLinesFailure,
   readAll,
   rowSlices,
   sendAnswer,
@@ -56,6 +58,7 @@ import {
   payloadTooLarge,
 } from "./http.ts";
 import { idempotencyMiddleware } from "./idempotency.ts";
+import { knownError } from "./known-error.ts";
 import { openApiDocument } from "./openapi.ts";
 import { OPERATIONS, type Operation } from "./operations.ts";
 import { ROUTES } from "./request-schemas.ts";
@@ -95,28 +98,7 @@ export function createApp(ctx: SiltContext, opts: AppOptions = {}): Hono<Env> {
     c.header("x-request-id", c.get("requestId"));
   });
 
-  app.onError((caught, c) => {
-    // Analysis and evaluation recurse over expression trees, whose depth the parser bounds only
-    // for nesting: a flat chain of thousands of OR terms can still exhaust the stack. The input
-    // is at fault, and nothing was half done (a commit is not recursive).
-    const err =
-      caught instanceof RangeError && caught.message.includes("call stack")
-        ? siltError("STATEMENT_TOO_COMPLEX")
-        : caught;
-    if (!(err instanceof SiltError)) {
-      ctx.logger.error("unhandled error", {
-        requestId: c.get("requestId"),
-        route: c.req.path,
-        error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-        stack: err instanceof Error ? err.stack : undefined,
-      });
-    }
-    const known =
-      err instanceof SiltError
-        ? err
-        : siltError("INTERNAL_ERROR:UNEXPECTED_FAILURE", { requestId: c.get("requestId") });
-    return errorResponse(c, known);
-  });
+  app.onError((caught, c) => errorResponse(c, knownError(caught, c, ctx.logger)));
 
   app.notFound((c) =>
     errorResponse(c, siltError("NOT_FOUND", { method: c.req.method, path: c.req.path })),
@@ -300,6 +282,7 @@ function registerRows(app: Hono<Env>, maxBytes: number | undefined): void {
           contentType: JSON_LINES,
           headers: headers(),
           maxBytes,
+          failure: jsonLinesFailure,
         });
       case "json": {
         const head = {
@@ -314,6 +297,7 @@ function registerRows(app: Hono<Env>, maxBytes: number | undefined): void {
         return sendAnswer(c, jsonAnswer(head, rows, tail), {
           contentType: "application/json",
           maxBytes,
+          failure: jsonAnswerFailure,
         });
       }
     }
