@@ -19,7 +19,7 @@ import {
 } from "../auth/principal.ts";
 import { type SiltContext, withDeadline } from "../context.ts";
 import { sparkTypeName } from "../delta/schema.ts";
-import { SiltError, siltError } from "../errors.ts";
+import { type SiltError, siltError } from "../errors.ts";
 import { appendRows } from "../ops/append.ts";
 import { createTable } from "../ops/create-table.ts";
 import { describeDetail } from "../ops/detail.ts";
