@@ -3,148 +3,54 @@
  * extension, the `unitycatalog-client` Python SDK) for the test/uc-*.test.ts suites, which run
  * the Python programs in test/clients/ against an in-process Silt.
  *
- * Like moto-server.ts, this keeps a Python virtualenv holding exactly uc-clients-requirements.txt,
- * but outside the clone, because CI starts from a fresh clone every time and the venv (~1 GB with
- * pyspark) and Spark's Ivy cache (~170 MB of jars) take minutes to fetch:
- * `${SILT_CLIENTS_CACHE:-~/.cache/silt-uc-clients}/<hash of the requirements>/{venv,ivy}`. A new
- * pin set gets a new directory. An install is guarded by a lock directory, since vitest's two
- * workers may both start a suite that needs the clients.
+ * The clients live in a cached venv (cached-venv.ts) holding exactly uc-clients-requirements.txt,
+ * outside the clone, because the venv (~1 GB with pyspark) and Spark's Ivy cache (~170 MB of
+ * jars) take minutes to fetch:
+ * `${SILT_CLIENTS_CACHE:-~/.cache/silt-uc-clients}/<hash of the requirements>/{venv,ivy}`.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { installStep } from "./install-step.ts";
+import { cachedVenv } from "./cached-venv.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
-const REQUIREMENTS = join(import.meta.dirname, "uc-clients-requirements.txt");
 /** The Python client programs. */
 export const CLIENTS_DIR = join(ROOT, "test", "clients");
 /** The UC Spark connector jars (shared/clients/unitycatalog/README.md). */
 export const CONNECTOR_JARS_DIR = join(ROOT, "..", "shared", "clients", "unitycatalog");
 
-const REQUIREMENTS_HASH = createHash("sha256")
-  .update(readFileSync(REQUIREMENTS))
-  .digest("hex")
-  .slice(0, 16);
+const VENV = cachedVenv({
+  requirements: join(import.meta.dirname, "uc-clients-requirements.txt"),
+  cacheDir: process.env.SILT_CLIENTS_CACHE || join(homedir(), ".cache", "silt-uc-clients"),
+  importCheck:
+    "import pyspark, duckdb, unitycatalog.client, duckdb_extension_httpfs, " +
+    "duckdb_extension_delta, duckdb_extension_unity_catalog",
+  what: "the Unity Catalog clients",
+  venvHint:
+    "The UC client tests need python3 (3.10 or newer) with its venv module (on Debian/Ubuntu: " +
+    "apt-get install python3 python3-venv) and Java 17 for Spark",
+});
 /** `<cache>/<hash>/`: the venv, the Ivy cache and the install lock. */
-export const CLIENTS_HOME = join(
-  process.env.SILT_CLIENTS_CACHE || join(homedir(), ".cache", "silt-uc-clients"),
-  REQUIREMENTS_HASH,
-);
-const VENV = join(CLIENTS_HOME, "venv");
-const PYTHON = join(VENV, "bin", "python");
-/** Written last by a successful install. */
-const STAMP = join(VENV, "silt-installed");
-const LOCK = join(CLIENTS_HOME, "install.lock");
+export const CLIENTS_HOME = VENV.home;
 /** Spark's `spark.jars.ivy`: the resolved delta-spark jars live here between runs. */
 export const IVY_DIR = join(CLIENTS_HOME, "ivy");
-
-const INSTALL_WAIT_MS = 30 * 60_000;
-
-let installed: Promise<number> | undefined;
 
 /**
  * Makes sure the venv holds the pinned clients, installing them under the lock when it does
  * not; returns how long this process spent (waiting included; 0 when the venv was ready).
  */
-export function ensureUcClients(): Promise<number> {
-  installed ??= install().catch((e) => {
-    installed = undefined;
-    throw e;
-  });
-  return installed;
+export async function ensureUcClients(): Promise<number> {
+  const ms = await VENV.ensure();
+  mkdirSync(IVY_DIR, { recursive: true });
+  return ms;
 }
 
 /** The venv's python, after ensureUcClients. */
 export async function ucPython(): Promise<string> {
   await ensureUcClients();
-  return PYTHON;
+  return VENV.python;
 }
-
-async function install(): Promise<number> {
-  if (existsSync(STAMP)) return 0;
-  const started = performance.now();
-  mkdirSync(CLIENTS_HOME, { recursive: true });
-  await withLock(async () => {
-    if (existsSync(STAMP)) return; // another process installed it while we waited
-    rmSync(VENV, { recursive: true, force: true });
-    try {
-      await installStep("python3", ["-m", "venv", VENV], venvHint);
-      await installStep(
-        PYTHON,
-        ["-m", "pip", "install", "--disable-pip-version-check", "-q", "-r", REQUIREMENTS],
-        "pip could not install the Unity Catalog clients from PyPI (is the network up?)",
-      );
-      await installStep(
-        PYTHON,
-        [
-          "-c",
-          "import pyspark, duckdb, unitycatalog.client, duckdb_extension_httpfs, " +
-            "duckdb_extension_delta, duckdb_extension_unity_catalog",
-        ],
-        "the Unity Catalog clients installed but do not import",
-      );
-    } catch (e) {
-      rmSync(VENV, { recursive: true, force: true });
-      throw e;
-    }
-    mkdirSync(IVY_DIR, { recursive: true });
-    writeFileSync(STAMP, `${new Date().toISOString()}\n`);
-  });
-  return performance.now() - started;
-}
-
-/**
- * An exclusive lock across processes: mkdir is atomic. The holder's pid is in the directory, so
- * a lock left by a killed process is taken over once that process is gone.
- */
-async function withLock(fn: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + INSTALL_WAIT_MS;
-  for (;;) {
-    try {
-      mkdirSync(LOCK);
-      writeFileSync(join(LOCK, "pid"), String(process.pid));
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-    }
-    if (lockHolderGone()) {
-      rmSync(LOCK, { recursive: true, force: true });
-      continue;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${LOCK} (another install of the UC clients)`);
-    }
-    await new Promise((r) => setTimeout(r, 1_000));
-  }
-  try {
-    await fn();
-  } finally {
-    rmSync(LOCK, { recursive: true, force: true });
-  }
-}
-
-function lockHolderGone(): boolean {
-  let pid: number;
-  try {
-    pid = Number(readFileSync(join(LOCK, "pid"), "utf8"));
-  } catch {
-    return false; // just created, pid not written yet
-  }
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "ESRCH";
-  }
-}
-
-const venvHint =
-  "The UC client tests need python3 (3.10 or newer) with its venv module (on Debian/Ubuntu: " +
-  "apt-get install python3 python3-venv) and Java 17 for Spark";
 
 /** The jars for `spark.jars`: the UC connector, its client, its Hadoop glue and one dependency. */
 export function sparkJars(): string[] {
@@ -160,7 +66,7 @@ export function sparkJars(): string[] {
 
 /** DuckDB's extension files in LOAD order: httpfs first (else DuckDB tries to auto-install it). */
 export function duckdbExtensions(): string[] {
-  const lib = join(VENV, "lib");
+  const lib = join(VENV.venv, "lib");
   const pythonDir = readdirSync(lib).find((d) => d.startsWith("python"));
   if (pythonDir === undefined) throw new Error(`no python*/ in ${lib}`);
   return ["httpfs", "delta", "unity_catalog"].map((name) => {
