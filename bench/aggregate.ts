@@ -35,7 +35,7 @@ const prepared = (dir: string): Prepared =>
   JSON.parse(readFileSync(path.join(dir, "keyed.json"), "utf8")) as Prepared;
 
 /** Rows as sorted text, doubles rounded to 6 significant digits (the engines sum in other orders). */
-function canonicalRows(rows: unknown[][]): string[] {
+export function canonicalRows(rows: unknown[][]): string[] {
   const cell = (v: unknown) =>
     typeof v === "number" && !Number.isInteger(v) ? v.toPrecision(6) : String(v);
   return rows.map((r) => r.map(cell).join("|")).sort();

@@ -29,36 +29,31 @@ import { AGGREGATE_CASES } from "./aggregate.ts";
 import { coldStart } from "./cold-start.ts";
 import {
   type CaseResult,
+  CHECKPOINTED_LOGS,
   closeDuck,
   collect,
   type DuckConn,
   measure,
   openDuck,
+  type Prepared,
   physicalNames,
+  preparedFile,
   ROW_GROUP_SIZE,
   RUNS,
   result,
   rssNow,
+  SNAPSHOT_COMMITS,
   sqlString,
   WARMUP,
 } from "./common.ts";
 import { type Checks, COLUMNS, computeChecks, generate, sameChecks } from "./data.ts";
+import { DELTARS_CASES } from "./deltars.ts";
 import { KEYED_CASES } from "./keyed.ts";
 import { MAINTENANCE_CASES } from "./maintenance.ts";
 import { type BenchEnv, ensureNamespace, openEnv } from "./setup.ts";
 
 const ROWS = 1_000_000;
 const COMMITS = 200;
-const SNAPSHOT_COMMITS = 1_000;
-/**
- * The checkpointed logs whose latest snapshot is loaded, by case: versions 0..n-1. The smallest
- * has 11 versions so that one crosses the default interval (10) and gets a checkpoint.
- */
-const CHECKPOINTED_LOGS: Record<string, number> = {
-  "silt-snapshot-10-checkpointed": 11,
-  "silt-snapshot-1k-checkpointed": 1_000,
-  "silt-snapshot-10k": 10_000,
-};
 /**
  * Checkpointing every 10th of the 10,000 versions took 340 s here (999 checkpoints of up to 10k
  * files, ~340 ms each), so only the last 100 versions run the post-commit step. A reader uses
@@ -67,17 +62,7 @@ const CHECKPOINTED_LOGS: Record<string, number> = {
  */
 const CHECKPOINTED_TAIL = 100;
 
-/** What `prepare` leaves for the scan cases, which must not pay for making their table. */
-interface Prepared {
-  checks: Checks;
-  dataFiles: string[];
-  /** Logical column name -> physical (column-mapped) name in the data files. */
-  physical: Record<string, string>;
-  sourceParquet: string;
-}
-
 const sharedDir = (dir: string) => path.join(dir, "shared");
-const preparedFile = (dir: string) => path.join(dir, "prepared.json");
 
 async function prepare(dir: string): Promise<CaseResult> {
   const env = await openEnv(sharedDir(dir), { persistent: true });
@@ -544,6 +529,7 @@ const CASES: Record<string, (dir: string) => Promise<CaseResult>> = {
   ...AGGREGATE_CASES,
   "silt-cold-start": coldStart,
   ...MAINTENANCE_CASES,
+  ...DELTARS_CASES,
 };
 
 async function main(): Promise<void> {

@@ -2,8 +2,11 @@
  * What every benchmark case shares: the result shape bench/run.ts reads, the warm-up + median
  * protocol, memory figures, and a DuckDB instance configured the same way for every comparison.
  */
+
+import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import type { OpenTable } from "../lib/ops/open-table.ts";
+import type { Checks } from "./data.ts";
 
 export const WARMUP = 1;
 export const RUNS = 3;
@@ -130,3 +133,25 @@ export async function measureFresh(
 }
 
 export const LAST_RUN = WARMUP + RUNS - 1;
+
+export const SNAPSHOT_COMMITS = 1_000;
+/**
+ * The checkpointed logs whose latest snapshot is loaded, by case: versions 0..n-1. The smallest
+ * has 11 versions so that one crosses the default interval (10) and gets a checkpoint.
+ */
+export const CHECKPOINTED_LOGS: Record<string, number> = {
+  "silt-snapshot-10-checkpointed": 11,
+  "silt-snapshot-1k-checkpointed": 1_000,
+  "silt-snapshot-10k": 10_000,
+};
+
+/** What `prepare` leaves for the scan cases, which must not pay for making their table. */
+export interface Prepared {
+  checks: Checks;
+  dataFiles: string[];
+  /** Logical column name -> physical (column-mapped) name in the data files. */
+  physical: Record<string, string>;
+  sourceParquet: string;
+}
+
+export const preparedFile = (dir: string) => path.join(dir, "prepared.json");

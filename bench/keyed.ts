@@ -62,7 +62,7 @@ export const KEYED_ROWS = FILES * ROWS_PER_FILE;
 /** Well inside file 42, away from its edges, so only that file's statistics can match. */
 const LOOKUP_ID = 4_242_424;
 export const TABLE = "bench.s.t";
-const LOOKUP_SQL = `SELECT * FROM ${TABLE} WHERE id = ${LOOKUP_ID}`;
+export const LOOKUP_SQL = `SELECT * FROM ${TABLE} WHERE id = ${LOOKUP_ID}`;
 
 // The changes. Each predicate is spread over the whole id range, so every file of the
 // unpartitioned table holds some of the rows: statistics cannot narrow the files, which is the
@@ -82,8 +82,8 @@ const keyedDir = (dir: string) => path.join(dir, "keyed");
 const keyedFile = (dir: string) => path.join(dir, "keyed.json");
 const dayDir = (dir: string) => path.join(dir, "keyed-day");
 const dayFile = (dir: string) => path.join(dir, "keyed-day.json");
-const mergeSourceParquet = (dir: string) => path.join(dir, "merge-source.parquet");
-const newDayParquet = (dir: string) => path.join(dir, "newday.parquet");
+export const mergeSourceParquet = (dir: string) => path.join(dir, "merge-source.parquet");
+export const newDayParquet = (dir: string) => path.join(dir, "newday.parquet");
 
 /** One row of the five reference columns, comparable across Arrow and DuckDB values. */
 export interface LookupRow {
@@ -102,7 +102,7 @@ interface Build {
   bytes: number;
 }
 
-interface KeyedPrepared extends Build {
+export interface KeyedPrepared extends Build {
   lookupExpected: LookupRow;
   /** Absolute paths of the unpartitioned table's data files (physical column names). */
   dataFiles: string[];
@@ -110,7 +110,7 @@ interface KeyedPrepared extends Build {
   newDayRows: number;
 }
 
-interface DayPrepared extends Build {
+export interface DayPrepared extends Build {
   /** The partitioned table's data files with their `day` partition value (not in the file). */
   files: { path: string; day: string }[];
   physical: Record<string, string>;
@@ -393,7 +393,7 @@ export interface ChangeExtra {
   sql: string;
 }
 
-interface Change {
+export interface Change {
   /** Case name suffix; also the work directory. */
   name: string;
   /** The prepared environment each Silt run starts from. */
@@ -410,7 +410,7 @@ interface Change {
 
 const firstRow = (r: SqlResult): unknown[] => r.rows[0] ?? [];
 
-const CHANGES: Change[] = [
+export const CHANGES: Change[] = [
   {
     name: "replace-day",
     source: dayDir,
@@ -530,9 +530,10 @@ const CHANGES: Change[] = [
   },
 ];
 
-const readKeyed = (dir: string) =>
+export const readKeyed = (dir: string) =>
   JSON.parse(readFileSync(keyedFile(dir), "utf8")) as KeyedPrepared;
-const readDay = (dir: string) => JSON.parse(readFileSync(dayFile(dir), "utf8")) as DayPrepared;
+export const readDay = (dir: string) =>
+  JSON.parse(readFileSync(dayFile(dir), "utf8")) as DayPrepared;
 
 const isoDay = (days: number): string => new Date(days * DAY_MS).toISOString().slice(0, 10);
 

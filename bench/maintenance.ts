@@ -373,19 +373,20 @@ async function siltSnapshot1m(dir: string): Promise<CaseResult> {
 
 const SMALL_FILES = 1_000;
 const SMALL_FILE_ROWS = 10_000;
-const OPTIMIZE_ROWS = SMALL_FILES * SMALL_FILE_ROWS;
+export const OPTIMIZE_ROWS = SMALL_FILES * SMALL_FILE_ROWS;
 const FILES_PER_COMMIT = 100;
 /**
  * The table's `delta.targetFileSize`. 16 MiB rather than the 128 MiB default: OPTIMIZE cuts the
  * 10M rows (about 380 MB as Arrow) into ~33 files instead of 3, so the files a point query still
  * opens show what the Z-order's statistics prune.
  */
-const OPTIMIZE_TARGET_FILE_SIZE = 16 * 2 ** 20;
-const OPTIMIZE_SQL = `OPTIMIZE ${TABLE} ZORDER BY (id, customer)`;
+export const OPTIMIZE_TARGET_FILE_SIZE = 16 * 2 ** 20;
+const ZORDER_SQL = `OPTIMIZE ${TABLE} ZORDER BY (id, customer)`;
+const COMPACT_SQL = `OPTIMIZE ${TABLE}`;
 const POINT_ID = 4_242_424;
 const POINT_CUSTOMER = 12_345;
-const POINT_ID_SQL = `SELECT * FROM ${TABLE} WHERE id = ${POINT_ID}`;
-const POINT_CUSTOMER_SQL = `SELECT * FROM ${TABLE} WHERE customer = 'customer_${POINT_CUSTOMER}'`;
+export const POINT_ID_SQL = `SELECT * FROM ${TABLE} WHERE id = ${POINT_ID}`;
+export const POINT_CUSTOMER_SQL = `SELECT * FROM ${TABLE} WHERE customer = 'customer_${POINT_CUSTOMER}'`;
 
 const optimizeDir = (dir: string) => path.join(dir, "optimize");
 const optimizeFile = (dir: string) => path.join(dir, "optimize.json");
@@ -496,7 +497,7 @@ async function prepareOptimize(dir: string): Promise<CaseResult> {
   }
 }
 
-const readOptimizePrepared = (dir: string) =>
+export const readOptimizePrepared = (dir: string) =>
   JSON.parse(readFileSync(optimizeFile(dir), "utf8")) as OptimizePrepared;
 
 /** The oracle of the customer point query: how many of the 10M rows have that customer. */
@@ -529,14 +530,15 @@ async function pointQueries(env: BenchEnv, expectedCustomerRows: number): Promis
 }
 
 /**
- * `OPTIMIZE bench.s.t ZORDER BY (id, customer)` through executeSql, once and unwarmed (it takes
- * over a minute here), on a fresh copy of the prepared table. Afterwards the two point queries,
- * one per Z-ordered column, report the files and row groups they read, as the prepare step did
- * before, and the whole table is checked against the oracle, unchanged.
+ * `sql`, `OPTIMIZE bench.s.t ZORDER BY (id, customer)` or a plain `OPTIMIZE bench.s.t`, through
+ * executeSql, once and unwarmed (it takes over a minute here), on a fresh copy of the prepared
+ * table. Afterwards the two point queries, one per Z-ordered column, report the files and row
+ * groups they read, as the prepare step did before, and the whole table is checked against the
+ * oracle, unchanged.
  */
-async function siltOptimize(dir: string): Promise<CaseResult> {
+async function siltOptimize(dir: string, name: string, sql: string): Promise<CaseResult> {
   const { before, expectedCustomerRows } = readOptimizePrepared(dir);
-  const work = path.join(dir, "run-optimize");
+  const work = path.join(dir, `run-${name}`);
   freshCopy(optimizeDir(dir), work);
   const env = await openEnv(work, { persistent: true });
   try {
@@ -545,7 +547,7 @@ async function siltOptimize(dir: string): Promise<CaseResult> {
     let answer: SqlResult | undefined;
     const m = await measure(
       async () => {
-        answer = await executeSql(env.ctx, { statement: OPTIMIZE_SQL });
+        answer = await executeSql(env.ctx, { statement: sql });
       },
       undefined,
       ONCE,
@@ -563,11 +565,11 @@ async function siltOptimize(dir: string): Promise<CaseResult> {
       );
     const history = await describeHistory(env.ctx, TABLE, { limit: 1 });
     return {
-      ...result("silt-optimize", OPTIMIZE_ROWS, m.runs, ok, []),
+      ...result(name, OPTIMIZE_ROWS, m.runs, ok, []),
       peakRssMb: peakAfterRun,
       baseRssMb: base,
       extra: {
-        sql: OPTIMIZE_SQL,
+        sql,
         filesBefore: SMALL_FILES,
         filesAfter: t.snapshot.files.length,
         bytesAfter: t.snapshot.files.reduce((n, f) => n + f.size, 0),
@@ -639,6 +641,7 @@ export const MAINTENANCE_CASES: Record<string, (dir: string) => Promise<CaseResu
   "silt-checkpoint-1m-heap256": (dir) => siltCheckpoint1m(dir, "silt-checkpoint-1m-heap256"),
   "silt-snapshot-1m": siltSnapshot1m,
   "prepare-optimize": prepareOptimize,
-  "silt-optimize": siltOptimize,
+  "silt-optimize": (dir) => siltOptimize(dir, "silt-optimize", ZORDER_SQL),
+  "silt-compact": (dir) => siltOptimize(dir, "silt-compact", COMPACT_SQL),
   "duck-optimize": duckOptimize,
 };

@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { AGGREGATE_SQL } from "./aggregate.ts";
 import type { CaseResult } from "./common.ts";
+import { DELTARS, DELTARS_NEEDS } from "./deltars.ts";
 import type { ChangeExtra } from "./keyed.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
@@ -35,6 +36,7 @@ const NEEDS: Record<string, string[]> = {
   "silt-checkpoint-1m-heap256": ["prepare-checkpoint-1m"],
   "silt-snapshot-1m": ["prepare-checkpoint-1m", "silt-checkpoint-1m"],
   "silt-optimize": ["prepare-optimize"],
+  "silt-compact": ["prepare-optimize"],
   "duck-optimize": ["prepare-optimize"],
   "duck-append": ["prepare"],
   "silt-scan": ["prepare"],
@@ -57,11 +59,14 @@ const NEEDS: Record<string, string[]> = {
       ];
     }),
   ),
+  ...DELTARS_NEEDS,
 };
 
 interface CaseOutcome {
   result?: CaseResult;
   error?: string;
+  /** Why a peer's case did not run (its engine is not installed): n/a, not a failure. */
+  unavailable?: string;
   wallMs: number;
 }
 
@@ -115,6 +120,9 @@ const percentile = (xs: number[], p: number): number => {
 
 const fmtMs = (ms: number | undefined): string => (ms === undefined ? "n/a" : ms.toFixed(1));
 const fmtInt = (n: number): string => Math.round(n).toLocaleString("en-US");
+const ratio = (a: number | undefined, b: number | undefined): number | undefined =>
+  a === undefined || b === undefined || b <= 0 ? undefined : a / b;
+const fmtRatio = (x: number | undefined): string => (x === undefined ? "n/a" : `${x.toFixed(2)}x`);
 
 interface Row {
   operation: string;
@@ -123,6 +131,8 @@ interface Row {
   rowsPerSec?: number;
   peakRssMb?: number;
   duckMedianMs?: number;
+  /** delta-rs on the same rows (`rs-*` cases), where it has the operation. */
+  rsMedianMs?: number;
   target: string;
   status: string;
 }
@@ -148,6 +158,8 @@ function printTable(rows: Row[]): void {
     "peak RSS MB",
     "DuckDB median ms",
     "ratio (silt/duckdb)",
+    "delta-rs median ms",
+    "ratio silt/delta-rs",
     "target",
   ];
   const cells = rows.map((r) => [
@@ -157,12 +169,12 @@ function printTable(rows: Row[]): void {
     r.rowsPerSec === undefined ? "n/a" : fmtInt(r.rowsPerSec),
     r.peakRssMb === undefined ? "n/a" : r.peakRssMb.toFixed(0),
     fmtMs(r.duckMedianMs),
-    r.medianMs !== undefined && r.duckMedianMs !== undefined
-      ? `${(r.medianMs / r.duckMedianMs).toFixed(2)}x`
-      : "n/a",
+    fmtRatio(ratio(r.medianMs, r.duckMedianMs)),
+    fmtMs(r.rsMedianMs),
+    fmtRatio(ratio(r.medianMs, r.rsMedianMs)),
     `${r.target} ${r.status}`.trim(),
   ]);
-  printGrid(header, cells, new Set([1, 2, 3, 4, 5, 6]));
+  printGrid(header, cells, new Set([1, 2, 3, 4, 5, 6, 7, 8]));
 }
 
 interface IoRow {
@@ -170,6 +182,8 @@ interface IoRow {
   silt?: ChangeExtra;
   duck?: ChangeExtra;
   duckPeakRssMb?: number;
+  rs?: ChangeExtra;
+  rsPeakRssMb?: number;
 }
 
 const fmtMB = (bytes: number | undefined, digits = 1): string =>
@@ -185,6 +199,9 @@ function printIoTable(rows: IoRow[]): void {
     "DuckDB written MB",
     "written silt/duckdb",
     "DuckDB peak RSS MB",
+    "delta-rs read MB",
+    "delta-rs written MB",
+    "delta-rs peak RSS MB",
   ];
   const cells = rows.map((r) => [
     r.operation,
@@ -197,8 +214,11 @@ function printIoTable(rows: IoRow[]): void {
       ? `${((100 * r.silt.bytesWritten) / r.duck.bytesWritten).toFixed(2)}%`
       : "n/a",
     r.duckPeakRssMb === undefined ? "n/a" : r.duckPeakRssMb.toFixed(0),
+    fmtMB(r.rs?.bytesRead),
+    fmtMB(r.rs?.bytesWritten, 2),
+    r.rsPeakRssMb === undefined ? "n/a" : r.rsPeakRssMb.toFixed(0),
   ]);
-  printGrid(header, cells, new Set([1, 2, 3, 4, 5, 6, 7]));
+  printGrid(header, cells, new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
 }
 
 /** "met" / "MISSED" against time and memory targets; "?" when a figure is missing. */
@@ -443,6 +463,60 @@ function optimizeNotes(
   ].join("\n");
 }
 
+const isPeerCase = (name: string): boolean => name.startsWith("rs-");
+
+/** What delta-rs ran, each case's runs and peak RSS, and whether it reads Silt's own tables. */
+function deltaRsNotes(
+  outcomes: Record<string, CaseOutcome>,
+  runsOf: (name: string) => string,
+): string {
+  const names = Object.keys(outcomes).filter(isPeerCase);
+  if (names.length === 0) return "delta-rs: not run.";
+  const unavailable = names.map((n) => outcomes[n].unavailable).find((u) => u !== undefined);
+  if (unavailable !== undefined) {
+    return `delta-rs: unavailable, its cases show n/a: ${unavailable.split("\n")[0]}`;
+  }
+  const any = names.map((n) => outcomes[n].result).find((x) => x !== undefined);
+  const versions = any?.extra?.versions as Record<string, string> | undefined;
+  const silt = outcomes["rs-prepare-keyed"]?.result?.extra?.readsSiltTable as
+    | { ok: boolean; error: string | null }
+    | undefined;
+  const built = (name: string) => {
+    const x = outcomes[name]?.result?.extra as { buildMs?: number } | undefined;
+    return x?.buildMs === undefined ? "n/a" : `${(x.buildMs / 1000).toFixed(1)} s`;
+  };
+  return [
+    `delta-rs: deltalake ${versions?.deltalake ?? "?"}, pyarrow ${versions?.pyarrow ?? "?"}, one python process per case`,
+    "  (bench/deltars.py: 1 warm-up + 3 runs, gc.collect() before each, peak RSS = ru_maxrss); zstd, 131,072-row groups;",
+    "  SQL through deltalake.QueryBuilder (delta-rs's DataFusion), the table reopened every run.",
+    `  Reads Silt's table: ${silt === undefined ? "not tried" : silt.ok ? "yes" : `no (${silt.error?.split("\n")[0]})`};`,
+    `  so its tables are its own, copied file by file from Silt's prepared data files: keyed ${built("rs-prepare-keyed")},`,
+    `  by day ${built("rs-prepare-keyed-day")}, 1,000 small files ${built("rs-prepare-optimize")}; snapshot logs written as Silt's are.`,
+    ...names
+      .filter((n) => !n.startsWith("rs-prepare"))
+      .map(
+        (n) =>
+          `  ${n}: ${runsOf(n)}; peak RSS ${outcomes[n].result?.peakRssMb ?? "?"} MB${outcomes[n].error ? " FAILED" : ""}.`,
+      ),
+  ].join("\n");
+}
+/** The delta-rs case measuring what a Silt case does. */
+const peerOf = (silt: string): string => silt.replace(/^silt-/, "rs-");
+
+/** Undefined when delta-rs's venv is ready (installing it if need be), else why it is not. */
+async function deltaRsMissing(): Promise<string | undefined> {
+  process.stdout.write("  delta-rs peer (venv) ... ");
+  try {
+    const ms = await DELTARS.ensure();
+    console.log(ms > 0 ? `installed in ${(ms / 1000).toFixed(1)} s` : "ready");
+    return undefined;
+  } catch (e) {
+    const why = (e as Error).message;
+    console.log(`unavailable; its cases show n/a:\n${why.replace(/^/gm, "    ")}`);
+    return why;
+  }
+}
+
 /**
  * `SILT_BENCH_ONLY=a,b` runs cases a and b and the prepare steps they need (NEEDS), in the usual
  * order; unset, every case runs.
@@ -469,28 +543,42 @@ async function main(): Promise<void> {
     "prepare",
     "silt-append",
     "duck-append",
+    "rs-append",
+    "rs-prepare",
     "silt-scan",
     "duck-scan",
+    "rs-scan",
     "silt-commits",
     "silt-uc-commits",
     "silt-cold-start",
     "silt-snapshot",
+    "rs-snapshot",
     "silt-snapshot-10-checkpointed",
+    "rs-snapshot-10-checkpointed",
     "silt-snapshot-1k-checkpointed",
+    "rs-snapshot-1k-checkpointed",
     "silt-snapshot-10k",
+    "rs-snapshot-10k",
     "prepare-checkpoint-1m",
     "silt-checkpoint-1m-heap256",
     "silt-checkpoint-1m",
     "silt-snapshot-1m",
     "prepare-keyed",
+    "rs-prepare-keyed",
     "silt-lookup",
     "duck-lookup",
-    ...Object.keys(AGGREGATE_SQL).flatMap((a) => [`silt-${a}`, `duck-${a}`]),
+    "rs-lookup",
+    ...Object.keys(AGGREGATE_SQL).flatMap((a) => [`silt-${a}`, `duck-${a}`, `rs-${a}`]),
     "prepare-keyed-day",
-    ...CHANGE_NAMES.flatMap((c) => [`silt-${c}`, `duck-${c}`]),
+    "rs-prepare-keyed-day",
+    ...CHANGE_NAMES.flatMap((c) => [`silt-${c}`, `duck-${c}`, `rs-${c}`]),
     "prepare-optimize",
+    "rs-prepare-optimize",
     "silt-optimize",
     "duck-optimize",
+    "rs-optimize",
+    "silt-compact",
+    "rs-compact",
   ];
   const order = selected(all, process.env.SILT_BENCH_ONLY);
   const outcomes: Record<string, CaseOutcome> = {};
@@ -499,9 +587,16 @@ async function main(): Promise<void> {
     `Silt bench: node ${process.version}, ${os.cpus().length} x ${os.cpus()[0]?.model ?? "cpu"}, ` +
       `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, load avg ${load.map((l) => l.toFixed(2)).join(" ")}`,
   );
+  // Installed once, before any case: a first install takes a minute and must time nothing.
+  const rsMissing = order.some(isPeerCase) ? await deltaRsMissing() : undefined;
   try {
     for (const name of order) {
       process.stdout.write(`  ${name} ... `);
+      if (rsMissing !== undefined && isPeerCase(name)) {
+        outcomes[name] = { unavailable: rsMissing, wallMs: 0 };
+        console.log("n/a (delta-rs unavailable)");
+        continue;
+      }
       // A case whose prepare step failed can only fail too; the others still run.
       const missing = (NEEDS[name] ?? []).find((p) => outcomes[p]?.error !== undefined);
       const o: CaseOutcome =
@@ -539,6 +634,7 @@ async function main(): Promise<void> {
   const snap10k = med("silt-snapshot-10k");
   const checkpointRss = r("silt-checkpoint-1m")?.peakRssMb;
   const optimized = r("silt-optimize")?.extra as OptimizeExtra | undefined;
+  const compacted = r("silt-compact")?.extra as OptimizeExtra | undefined;
   const changeExtra = (name: string) => r(name)?.extra as ChangeExtra | undefined;
 
   const rows: Row[] = [
@@ -549,9 +645,11 @@ async function main(): Promise<void> {
       rowsPerSec: perSec(N, append),
       peakRssMb: r("silt-append")?.peakRssMb,
       duckMedianMs: med("duck-append"),
+      rsMedianMs: med("rs-append"),
       target: "[<=500 ms, <=500 MB]",
       status:
-        verdict(append, 500, r("silt-append")?.peakRssMb, 500) + flag("silt-append", "duck-append"),
+        verdict(append, 500, r("silt-append")?.peakRssMb, 500) +
+        flag("silt-append", "duck-append", "rs-append"),
     },
     {
       operation: "full scan 1M rows (scanTable)",
@@ -560,8 +658,11 @@ async function main(): Promise<void> {
       rowsPerSec: perSec(N, scan),
       peakRssMb: r("silt-scan")?.peakRssMb,
       duckMedianMs: med("duck-scan"),
+      rsMedianMs: med("rs-scan"),
       target: "[<=250 ms, <=500 MB]",
-      status: verdict(scan, 250, r("silt-scan")?.peakRssMb, 500) + flag("silt-scan", "duck-scan"),
+      status:
+        verdict(scan, 250, r("silt-scan")?.peakRssMb, 500) +
+        flag("silt-scan", "duck-scan", "rs-scan"),
     },
     {
       operation: "commit latency p50 (1-row append x200)",
@@ -587,8 +688,9 @@ async function main(): Promise<void> {
       rows: "1,000 commits",
       medianMs: snap,
       peakRssMb: r("silt-snapshot")?.peakRssMb,
+      rsMedianMs: med("rs-snapshot"),
       target: "",
-      status: flag("silt-snapshot"),
+      status: flag("silt-snapshot", "rs-snapshot"),
     },
     {
       operation: `point lookup, 100 files (SQL; ${filesOpened ?? "?"} file${filesOpened === 1 ? "" : "s"} opened)`,
@@ -596,10 +698,11 @@ async function main(): Promise<void> {
       medianMs: lookup,
       peakRssMb: r("silt-lookup")?.peakRssMb,
       duckMedianMs: med("duck-lookup"),
+      rsMedianMs: med("rs-lookup"),
       target: "[<=2 files opened]",
       status:
         (filesOpened === undefined ? "?" : filesOpened <= 2 ? "met" : "MISSED") +
-        flag("prepare-keyed", "silt-lookup", "duck-lookup"),
+        flag("prepare-keyed", "silt-lookup", "duck-lookup", "rs-prepare-keyed", "rs-lookup"),
     },
     ...(["silt-snapshot-10-checkpointed", "silt-snapshot-1k-checkpointed"] as const).map(
       (name): Row => ({
@@ -610,8 +713,9 @@ async function main(): Promise<void> {
         rows: `${fmtInt(r(name)?.rows ?? 0)} versions`,
         medianMs: med(name),
         peakRssMb: r(name)?.peakRssMb,
+        rsMedianMs: med(peerOf(name)),
         target: "",
-        status: flag(name),
+        status: flag(name, peerOf(name)),
       }),
     ),
     {
@@ -619,10 +723,11 @@ async function main(): Promise<void> {
       rows: "10,000 commits",
       medianMs: snap10k,
       peakRssMb: r("silt-snapshot-10k")?.peakRssMb,
+      rsMedianMs: med("rs-snapshot-10k"),
       target: "[<1000 ms]",
       status:
         (snap10k === undefined ? "?" : snap10k < 1000 ? "met" : "MISSED") +
-        flag("silt-snapshot-10k"),
+        flag("silt-snapshot-10k", "rs-snapshot-10k"),
     },
     {
       operation: "checkpoint write, 1M live files (autoCheckpoint, 1 run)",
@@ -660,10 +765,16 @@ async function main(): Promise<void> {
     ...Object.keys(AGGREGATE_SQL).map((a): Row => {
       const silt = r(`silt-${a}`);
       const duck = r(`duck-${a}`);
+      const rs = r(`rs-${a}`);
+      // delta-rs is compared too when it ran; a missing peer leaves the Silt/DuckDB verdict.
       const same =
         silt === undefined || duck === undefined
           ? "?"
-          : JSON.stringify(silt.extra?.rows) === JSON.stringify(duck.extra?.rows)
+          : [duck, rs].every(
+                (peer) =>
+                  peer === undefined ||
+                  JSON.stringify(silt.extra?.rows) === JSON.stringify(peer.extra?.rows),
+              )
             ? "met"
             : "MISSED";
       return {
@@ -672,8 +783,9 @@ async function main(): Promise<void> {
         medianMs: med(`silt-${a}`),
         peakRssMb: silt?.peakRssMb,
         duckMedianMs: med(`duck-${a}`),
-        target: "[same rows as DuckDB]",
-        status: same + flag("prepare-keyed", `silt-${a}`, `duck-${a}`),
+        rsMedianMs: med(`rs-${a}`),
+        target: "[same rows as DuckDB and delta-rs]",
+        status: same + flag("prepare-keyed", `silt-${a}`, `duck-${a}`, `rs-${a}`),
       };
     }),
     ...CHANGE_NAMES.map((c): Row => {
@@ -705,8 +817,9 @@ async function main(): Promise<void> {
         medianMs: ms,
         peakRssMb: rss,
         duckMedianMs: duckMs,
+        rsMedianMs: med(`rs-${c}`),
         target,
-        status: status + flag(prepareOf(c), silt, duck),
+        status: status + flag(prepareOf(c), silt, duck, `rs-${c}`),
       };
     }),
     {
@@ -715,13 +828,23 @@ async function main(): Promise<void> {
       medianMs: med("silt-optimize"),
       peakRssMb: r("silt-optimize")?.peakRssMb,
       duckMedianMs: med("duck-optimize"),
+      rsMedianMs: med("rs-optimize"),
       target: "[<3008 MB peak RSS]",
       status:
         (r("silt-optimize")?.peakRssMb === undefined
           ? "?"
           : r("silt-optimize")!.peakRssMb < 3008
             ? "met"
-            : "MISSED") + flag("prepare-optimize", "silt-optimize", "duck-optimize"),
+            : "MISSED") + flag("prepare-optimize", "silt-optimize", "duck-optimize", "rs-optimize"),
+    },
+    {
+      operation: `OPTIMIZE (compaction), 1,000 -> ${compacted?.filesAfter ?? "?"} files (1 run)`,
+      rows: fmtInt(r("silt-compact")?.rows ?? 10_000_000),
+      medianMs: med("silt-compact"),
+      peakRssMb: r("silt-compact")?.peakRssMb,
+      rsMedianMs: med("rs-compact"),
+      target: "",
+      status: flag("prepare-optimize", "silt-compact", "rs-compact"),
     },
   ];
 
@@ -734,6 +857,8 @@ async function main(): Promise<void> {
       silt: changeExtra(`silt-${c}`),
       duck: changeExtra(`duck-${c}`),
       duckPeakRssMb: r(`duck-${c}`)?.peakRssMb,
+      rs: changeExtra(`rs-${c}`),
+      rsPeakRssMb: r(`rs-${c}`)?.peakRssMb,
     })),
   );
   console.log("");
@@ -778,7 +903,8 @@ async function main(): Promise<void> {
     ),
     ...changeNotes(r, runsOf),
     optimizeNotes(r("prepare-optimize"), r("silt-optimize"), r("duck-optimize"), runsOf),
-    `DuckDB ${String(r("duck-scan")?.extra?.version ?? "?")}, threads=${String(r("duck-scan")?.extra?.threads ?? "?")}. Checks: append and scan (both engines) compare count, sum(id), count(customer), sum(amount), count(day), sum(flag), count(flag) with the generated data; the lookup (both engines) compares the one row returned with the generated row; commits and snapshots compare versions and file counts (and the checkpoint used); every change (both engines) compares count, sum(id), count(customer), count of 'updated', sum(round(amount*100)), count(day), count on the replaced day, sum(flag), count(flag) of the table afterwards, exactly, with the same change replayed on the generator in JS, and Silt's statement row counts on every run: ${Object.values(outcomes).every((o) => o.result?.ok) ? "all passed" : "SOME FAILED OR MISSING"}.`,
+    deltaRsNotes(outcomes, runsOf),
+    `DuckDB ${String(r("duck-scan")?.extra?.version ?? "?")}, threads=${String(r("duck-scan")?.extra?.threads ?? "?")}. Checks: append and scan (both engines) compare count, sum(id), count(customer), sum(amount), count(day), sum(flag), count(flag) with the generated data; delta-rs's cases make the same checks where it has the operation; the lookup (both engines) compares the one row returned with the generated row; commits and snapshots compare versions and file counts (and the checkpoint used); every change (both engines) compares count, sum(id), count(customer), count of 'updated', sum(round(amount*100)), count(day), count on the replaced day, sum(flag), count(flag) of the table afterwards, exactly, with the same change replayed on the generator in JS, and Silt's statement row counts on every run: ${Object.values(outcomes).every((o) => o.unavailable !== undefined || o.result?.ok) ? "all passed" : "SOME FAILED OR MISSING"}.`,
     `Total ${((performance.now() - started) / 1000).toFixed(1)} s.`,
   ];
   for (const n of notes) console.log(n);
@@ -799,10 +925,8 @@ async function main(): Promise<void> {
         },
         table: rows.map((row) => ({
           ...row,
-          ratio:
-            row.medianMs !== undefined && row.duckMedianMs !== undefined
-              ? row.medianMs / row.duckMedianMs
-              : null,
+          ratio: ratio(row.medianMs, row.duckMedianMs) ?? null,
+          ratioDeltaRs: ratio(row.medianMs, row.rsMedianMs) ?? null,
         })),
         cases: outcomes,
       },
