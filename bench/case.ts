@@ -40,6 +40,7 @@ import {
   preparedFile,
   ROW_GROUP_SIZE,
   RUNS,
+  readPrepared,
   result,
   rssNow,
   SNAPSHOT_COMMITS,
@@ -120,7 +121,7 @@ async function siltAppend(dir: string): Promise<CaseResult> {
 }
 
 async function siltScan(dir: string): Promise<CaseResult> {
-  const prepared = JSON.parse(readFileSync(preparedFile(dir), "utf8")) as Prepared;
+  const prepared = readPrepared(dir);
   const env = await openEnv(sharedDir(dir), { persistent: true });
   try {
     collect();
@@ -165,7 +166,7 @@ async function duckChecks(
 const identity: Record<string, string> = Object.fromEntries(COLUMNS.map((c) => [c.name, c.name]));
 
 async function duckAppend(dir: string): Promise<CaseResult> {
-  const prepared = JSON.parse(readFileSync(preparedFile(dir), "utf8")) as Prepared;
+  const prepared = readPrepared(dir);
   const duck = await openDuck();
   try {
     await duck.conn.run(
@@ -197,7 +198,7 @@ async function duckAppend(dir: string): Promise<CaseResult> {
 }
 
 async function duckScan(dir: string): Promise<CaseResult> {
-  const prepared = JSON.parse(readFileSync(preparedFile(dir), "utf8")) as Prepared;
+  const prepared = readPrepared(dir);
   const duck = await openDuck();
   try {
     const files = `read_parquet([${prepared.dataFiles.map(sqlString).join(", ")}])`;

@@ -2,7 +2,7 @@
  * What every benchmark case shares: the result shape bench/run.ts reads, the warm-up + median
  * protocol, memory figures, and a DuckDB instance configured the same way for every comparison.
  */
-
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
 import type { OpenTable } from "../lib/ops/open-table.ts";
@@ -155,3 +155,5 @@ export interface Prepared {
 }
 
 export const preparedFile = (dir: string) => path.join(dir, "prepared.json");
+export const readPrepared = (dir: string): Prepared =>
+  JSON.parse(readFileSync(preparedFile(dir), "utf8")) as Prepared;

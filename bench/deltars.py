@@ -1,5 +1,6 @@
 """The delta-rs side of `npm run bench`: one case per process, run by bench/deltars.ts as
-`python bench/deltars.py <case> <args as JSON>` with the venv of bench/deltars-requirements.txt.
+`python bench/deltars.py <case>` (its arguments as JSON on stdin) in the venv of
+bench/deltars-requirements.txt.
 
 Same method as the Node cases (bench/common.ts): a warm-up, then 3 measured runs with a full GC
 before each, the median taken by bench/run.ts; peak RSS is this process's ru_maxrss. The case
@@ -211,7 +212,7 @@ def prepare_keyed(a):
             "appendMs": appends,
             "version": dt.version(),
             "files": len(dt.file_uris()),
-            "bytes": sum(f["size_bytes"] for f in dt.get_add_actions().to_pylist()),
+            "bytes": sum(f["size_bytes"] for f in pa.table(dt.get_add_actions()).to_pylist()),
             "readsSiltTable": silt,
             "checks": rows_of(query(a["table"], a["checksSql"]))[0],
         }
@@ -327,7 +328,7 @@ def optimize(a):
         m = measure(run, warmup=0, runs=1)
         peak = peak_rss_mb()
         dt = DeltaTable(work)
-        adds = dt.get_add_actions().to_pylist()
+        adds = pa.table(dt.get_add_actions()).to_pylist()
         point = {k: rows_of(query(work, sql)) for k, sql in a["pointSql"].items()}
         return {
             **m,
@@ -405,7 +406,7 @@ CASES = {
 
 
 def main():
-    name, args = sys.argv[1], json.loads(sys.argv[2])
+    name, args = sys.argv[1], json.load(sys.stdin)
     gc.collect()
     out = {"runs": [], "warmupMs": None, "baseRssMb": rss_now_mb(), **CASES[name](args)}
     out.setdefault("peakRssMb", peak_rss_mb())

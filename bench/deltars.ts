@@ -9,7 +9,7 @@
  * own; `rs-prepare-keyed` records the error delta-rs gives on Silt's table for the notes.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,7 +19,7 @@ import {
   type CaseResult,
   CHECKPOINTED_LOGS,
   type Prepared,
-  preparedFile,
+  readPrepared,
   SNAPSHOT_COMMITS,
 } from "./common.ts";
 import {
@@ -76,10 +76,12 @@ interface PeerOutput {
 async function runPeer(name: string, args: Record<string, unknown>): Promise<PeerOutput> {
   await DELTARS.ensure();
   return new Promise((resolve, reject) => {
-    const child = spawn(DELTARS.python, [SCRIPT, name, JSON.stringify(args)], {
+    // The arguments go on stdin: 1,000 file paths are more than one argv string may hold.
+    const child = spawn(DELTARS.python, [SCRIPT, name], {
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["pipe", "pipe", "pipe"],
     });
+    child.stdin.end(JSON.stringify(args));
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (b: Buffer) => {
@@ -151,7 +153,7 @@ function lookupRow(r: unknown[]): LookupRow {
 }
 
 async function rsPrepare(dir: string): Promise<CaseResult> {
-  const p = JSON.parse(readFileSync(preparedFile(dir), "utf8")) as Prepared;
+  const p = readPrepared(dir);
   const out = await runPeer("prepare-flat", {
     source: p.sourceParquet,
     table: rsDir(dir, "flat"),
@@ -160,14 +162,14 @@ async function rsPrepare(dir: string): Promise<CaseResult> {
 }
 
 async function rsAppend(dir: string): Promise<CaseResult> {
-  const p = JSON.parse(readFileSync(preparedFile(dir), "utf8")) as Prepared;
+  const p = readPrepared(dir);
   const out = await runPeer("append", { source: p.sourceParquet, table: rsDir(dir, "append") });
   const ok = sameChecks(out.extra?.checks as Prepared["checks"], p.checks);
   return caseResult("rs-append", p.checks.count, out, ok);
 }
 
 async function rsScan(dir: string): Promise<CaseResult> {
-  const p = JSON.parse(readFileSync(preparedFile(dir), "utf8")) as Prepared;
+  const p = readPrepared(dir);
   const out = await runPeer("scan", { table: rsDir(dir, "flat") });
   const ok = sameChecks(out.extra?.checks as Prepared["checks"], p.checks);
   return caseResult("rs-scan", p.checks.count, out, ok);
@@ -351,7 +353,7 @@ const RS_SNAPSHOTS: Record<string, { commits: number; checkpointAt?: number }> =
 };
 
 async function rsSnapshot(dir: string, name: string): Promise<CaseResult> {
-  const p = JSON.parse(readFileSync(preparedFile(dir), "utf8")) as Prepared;
+  const p = readPrepared(dir);
   const { commits, checkpointAt } = RS_SNAPSHOTS[name];
   const out = await runPeer("snapshot", {
     source: p.sourceParquet,
