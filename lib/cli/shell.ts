@@ -29,7 +29,7 @@ const HISTORY_SIZE = 1000;
 const SPINNER_AFTER_MS = 300;
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
-const SHELL_HELP = `Statements end with ';' and may span lines. Shortcuts:
+export const SHELL_HELP = `Statements end with ';' and may span lines. Shortcuts:
   \\l              catalogs (SHOW CATALOGS)
   \\dn [catalog]   schemas (SHOW SCHEMAS)
   \\dt [schema]    tables (SHOW TABLES)
@@ -110,9 +110,6 @@ export async function runShell(
         return;
       }
       buffer = "";
-      // The half-typed line goes too: to its end, then all before the cursor.
-      rl.write(null, { ctrl: true, name: "e" });
-      rl.write(null, { ctrl: true, name: "u" });
       out("^C\n");
       prompt();
     });
@@ -122,6 +119,7 @@ export async function runShell(
     });
     rl.on("line", (line) => {
       queue = queue.then(async () => {
+        if (closed && running === undefined && line === "") return;
         if (buffer === "" && line.trim().startsWith("\\")) {
           const shortcut = shortcutStatement(line.trim(), out);
           if (shortcut === "quit") {
