@@ -26,7 +26,10 @@ describe("splitStatements", () => {
     const { statements, tail } = splitStatements(script);
     expect(statements).toEqual([
       { text: "SELECT 'a;b' AS s, `x;y` FROM t", line: 1 },
-      { text: 'INSERT INTO t\n  VALUES ("c;d")', line: 2 },
+      {
+        text: '-- a comment; with a ;\n/* block ; comment */ INSERT INTO t\n  VALUES ("c;d")',
+        line: 1,
+      },
     ]);
     expect(tail).toEqual({ text: "SELECT 1", line: 5, kind: "unfinished" });
     expect(splitStatements("SELECT 1; -- only a comment after").tail).toBeUndefined();

@@ -2,8 +2,8 @@
  * A script cut into statements at the `;` tokens of the SQL lexer, so a `;` inside a string, a
  * comment or a back-quoted name does not end a statement.
  *
- * 1. Read tokens up to each `;`; the text from the first of them to the `;` is a statement
- *    (comments before it are left out; `;;` or a comment alone make none).
+ * 1. Read tokens up to each `;`; the text before it (trimmed) is a statement, unless it holds no
+ *    token (`;;`, a comment alone).
  * 2. What follows the last `;` is the tail: an unfinished statement the shell waits to see
  *    completed, or a script's last statement written without its `;`.
  * 3. Text the lexer cannot read (an unclosed string or comment, a stray `$`) stops the cut: from
@@ -34,33 +34,34 @@ export function splitStatements(src: string): SplitScript {
   const lexer = new Lexer(src);
   const statements: Statement[] = [];
   let start = 0;
-  /** Where the statement's first token starts: comments before it are not part of it. */
-  let first: number | undefined;
-  const piece = (from: number, end: number): Statement => ({
-    text: src.slice(from, end).trim(),
-    line: lexer.posAt(from).line,
-  });
+  let tokens = 0;
+  const piece = (end: number): Statement => {
+    const raw = src.slice(start, end);
+    return {
+      text: raw.trim(),
+      line: lexer.posAt(start + raw.length - raw.trimStart().length).line,
+    };
+  };
   for (;;) {
     let tok: ReturnType<Lexer["next"]>;
     try {
       tok = lexer.next();
     } catch {
-      const from = first ?? start + (src.length - start - src.slice(start).trimStart().length);
       const kind = runsToEnd(src.slice(start)) ? "open" : "unreadable";
-      return { statements, tail: { ...piece(from, src.length), kind } };
+      return { statements, tail: { ...piece(src.length), kind } };
     }
     if (tok.kind === "eof") {
       return {
         statements,
-        tail: first === undefined ? undefined : { ...piece(first, src.length), kind: "unfinished" },
+        tail: tokens === 0 ? undefined : { ...piece(src.length), kind: "unfinished" },
       };
     }
     if (tok.kind === "op" && tok.text === ";") {
-      if (first !== undefined) statements.push(piece(first, tok.start));
+      if (tokens > 0) statements.push(piece(tok.start));
       start = tok.end;
-      first = undefined;
+      tokens = 0;
     } else {
-      first ??= tok.start;
+      tokens++;
     }
   }
 }
