@@ -896,7 +896,7 @@ export const ERROR_CLASSES = {
       NOT_NON_NEGATIVE_INTEGER: "{flag} needs a non-negative integer, got '{text}'.",
       OPTIONS: "{problem} See silt {command} --help.",
       SQL_STATEMENT_OR_FILE:
-        'silt sql takes one statement or -f <file>, not {given}. Quote the statement as one argument: silt sql "SELECT 1".',
+        "silt sql takes one statement or -f <file>, not {given}. Quote the statement as one argument: silt sql \"SELECT 1\".",
       SQL_FILE_UNREADABLE: "Cannot read SQL file {file}: {reason}.",
       FORMAT: "--format must be one of {formats} (got '{text}').",
       UNKNOWN_COMMAND: "Unknown command '{command}'. Commands: {commands}. See silt --help.",
@@ -1420,8 +1420,7 @@ export const ERROR_CLASSES = {
       URL: "Could not reach a Silt server at {url} ({reason}). Start one with npm start, or pass the server's address with --url.",
       NOT_LISTENING:
         "Data directory {dataDir} is held by process {pid}, which serves no URL (a silt command using it directly, or a server still starting). Wait for it, or pass the server's address with --url.",
-      NOT_SILT:
-        "{url} answered {status} with a body that is not Silt's JSON; is --url the address of a Silt server?",
+      NOT_SILT: "{url} answered {status} with a body that is not Silt's JSON; is --url the address of a Silt server?",
     },
   },
   SILT_PORT_IN_USE: {
