@@ -57,8 +57,7 @@ function openShell(dataDir: string, args: string[] = []): Terminal {
           const text = stripAnsi(seen);
           const m = typeof pattern === "string" ? text.indexOf(pattern) : text.search(pattern);
           if (m < 0) return;
-          const matched =
-            typeof pattern === "string" ? pattern.length : pattern.exec(text)![0].length;
+          const matched = typeof pattern === "string" ? pattern.length : pattern.exec(text)![0].length;
           seen = stripAnsi(seen).slice(m + matched);
           clearTimeout(timer);
           waiter = undefined;

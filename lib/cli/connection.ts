@@ -51,23 +51,12 @@ export async function connect(opts: ConnectOptions): Promise<Connection> {
     tokens: localTokens(opts.env),
     postCommitMode: postCommitMode(opts.env),
   });
-  return inProcess(`${dataDir} (opened by this command; no server runs on it)`, local, headers);
-}
-
-/**
- * Requests answered by an app in this process (`app.fetch`). The app sees each request's signal
- * and stops the statement at its next check once it is aborted; the caller does not wait for
- * that check, and gets its prompt back at once.
- */
-export function inProcess(
-  where: string,
-  app: { fetch(request: Request): Response | Promise<Response>; close(): Promise<void> },
-  headers: Record<string, string> = {},
-): Connection {
   return {
-    where,
+    where: `${dataDir} (opened by this command; no server runs on it)`,
     json: async (method, route, body, signal) => {
       const request = new Request(`http://silt.local${route}`, init(method, headers, body, signal));
+      // The app sees the request's signal and stops the statement at its next check; the
+      // caller gets its prompt back now.
       const cancelled = new Promise<never>((_, reject) => {
         if (signal?.aborted) reject(siltError("OPERATION_CANCELED"));
         signal?.addEventListener("abort", () => reject(siltError("OPERATION_CANCELED")), {
@@ -75,9 +64,9 @@ export function inProcess(
         });
       });
       cancelled.catch(() => {}); // an abort after the answer came is nobody's concern
-      return answer(where, await Promise.race([app.fetch(request), cancelled]), signal);
+      return answer(dataDir, await Promise.race([local.fetch(request), cancelled]), signal);
     },
-    close: () => app.close(),
+    close: () => local.close(),
   };
 }
 

@@ -60,20 +60,14 @@ function summary(answer: SqlAnswer): string {
   return done.length === 0 ? "OK" : `OK (${done.join(", ")})`;
 }
 
-/**
- * A plain-text grid, like Spark's `show()`. Line breaks and tabs in a value are shown escaped
- * (`\n`), which keeps each row on one line.
- */
+/** A plain-text grid, like Spark's `show()`. */
 export function formatTable(header: string[], rows: unknown[][]): string {
-  const cells = rows.map((r) => r.map((v) => escapeBreaks(cellText(v))));
+  const cells = rows.map((r) => r.map(cellText));
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)));
   const line = `+${widths.map((w) => "-".repeat(w + 2)).join("+")}+\n`;
   const fmt = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(" | ")} |\n`;
   return line + fmt(header) + line + cells.map(fmt).join("") + line;
 }
-
-const BREAKS: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
-const escapeBreaks = (text: string) => text.replace(/[\n\r\t]/g, (c) => BREAKS[c]);
 
 function cellText(v: unknown): string {
   if (v === null || v === undefined) return "NULL";
