@@ -145,8 +145,8 @@ describe("silt command", () => {
       const lockFile = path.join(dir, "silt.pid");
       expect(errorLine(second.stderr)).toBe(
         `silt: [SILT_DATA_DIR_IN_USE] Data directory ${dir} is in use by process ` +
-          `${first.child.pid} (another silt serve, or a silt command using it directly). Stop that process, or choose another ` +
-          `directory with SILT_DATA_DIR. If no such process runs, delete ${lockFile}.`,
+          `${first.child.pid} (another silt serve). Stop that server, or choose another ` +
+          `directory with SILT_DATA_DIR. If no such server runs, delete ${lockFile}.`,
       );
       // The refused server left the first one's lock and data alone.
       expect((await fetch(`${first.url}/api/v1/catalogs`)).status).toBe(200);
