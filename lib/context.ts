@@ -76,16 +76,18 @@ export interface SiltContext {
 /**
  * `ctx` for one statement: a deadline `requested` seconds away (the default when undefined),
  * within the budget `ctx.requestTimeoutMs` leaves (lib/deadline.ts statementBudget). `setting`
- * says how the caller sets it, for the messages.
+ * says how the caller sets it, for the messages; `signal`, the caller's request, stops the
+ * statement at its next check once aborted.
  */
 export function withDeadline(
   ctx: SiltContext,
   requested: string | number | undefined,
   setting: string,
+  signal?: AbortSignal,
 ): SiltContext {
   const budget = statementBudget(ctx.requestTimeoutMs);
   const seconds = budgetSeconds(requested, budget, setting);
-  return { ...ctx, deadline: new Deadline(ctx.clock, seconds, budget, setting) };
+  return { ...ctx, deadline: new Deadline(ctx.clock, seconds, budget, setting, signal) };
 }
 
 /** `storageRootUri` joined with a key relative to the root, without a trailing slash. */

@@ -47,6 +47,8 @@ export class Deadline {
     private readonly budget: StatementBudget,
     /** How the caller sets the budget, for the message. */
     private readonly setting: string,
+    /** The caller's request: once it is aborted (the client went away), the statement stops. */
+    private readonly signal?: AbortSignal,
   ) {
     this.endsAt = clock() + seconds * 1000;
   }
@@ -57,6 +59,7 @@ export class Deadline {
   }
 
   check(): void {
+    if (this.signal?.aborted) throw siltError("OPERATION_CANCELED");
     if (this.clock() <= this.endsAt) return;
     throw siltError("QUERY_EXECUTION_TIMEOUT_EXCEEDED", {
       timeoutSec: this.seconds,

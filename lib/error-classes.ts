@@ -891,7 +891,15 @@ export const ERROR_CLASSES = {
     status: 2,
     messages: {
       READ_ONE_PATH: "silt read needs exactly one table path or s3:// URI.",
+      READ_TABLE_NAME:
+        "'{name}' is not a path: silt read reads a table's files (its directory or an s3:// URI). To read the table {name} by its name, run: silt sql \"SELECT * FROM {name}\"",
       NOT_NON_NEGATIVE_INTEGER: "{flag} needs a non-negative integer, got '{text}'.",
+      OPTIONS: "{problem} See silt {command} --help.",
+      SQL_STATEMENT_OR_FILE:
+        'silt sql takes one statement or -f <file>, not {given}. Quote the statement as one argument: silt sql "SELECT 1".',
+      SQL_FILE_UNREADABLE: "Cannot read SQL file {file}: {reason}.",
+      FORMAT: "--format must be one of {formats} (got '{text}').",
+      UNKNOWN_COMMAND: "Unknown command '{command}'. Commands: {commands}. See silt --help.",
     },
   },
   INVALID_ATTRIBUTE_NAME_SYNTAX: {
@@ -1295,6 +1303,11 @@ export const ERROR_CLASSES = {
     message:
       '{value} cannot be represented as Decimal({precision}, {scale}). If necessary set {config} to "false" to bypass this error, and return NULL instead.',
   },
+  OPERATION_CANCELED: {
+    status: 499,
+    sqlstate: "HY008",
+    message: "Operation has been canceled.",
+  },
   ORDER_BY_POS_OUT_OF_RANGE: {
     status: 400,
     sqlstate: "42805",
@@ -1382,7 +1395,7 @@ export const ERROR_CLASSES = {
   SILT_DATA_DIR_IN_USE: {
     status: 409,
     message:
-      "Data directory {dataDir} is in use by process {pid} (another silt serve). Stop that server, or choose another directory with SILT_DATA_DIR. If no such server runs, delete {lockFile}.",
+      "Data directory {dataDir} is in use by process {pid} (another silt serve, or a silt command using it directly). Stop that process, or choose another directory with SILT_DATA_DIR. If no such process runs, delete {lockFile}.",
   },
   SILT_MISCONFIGURED: {
     status: 500,
@@ -1399,6 +1412,16 @@ export const ERROR_CLASSES = {
       NOT_MILLISECONDS:
         "Environment variable {name} must be a whole number of milliseconds above 0 (got {value}).",
       SERVE_PORT: "PORT for silt serve must be an integer from 0 to 65535 (got {value}).",
+    },
+  },
+  SILT_SERVER_UNREACHABLE: {
+    status: 3,
+    messages: {
+      URL: "Could not reach a Silt server at {url} ({reason}). Start one with npm start, or pass the server's address with --url.",
+      NOT_LISTENING:
+        "Data directory {dataDir} is held by process {pid}, which serves no URL (a silt command using it directly, or a server still starting). Wait for it, or pass the server's address with --url.",
+      NOT_SILT:
+        "{url} answered {status} with a body that is not Silt's JSON; is --url the address of a Silt server?",
     },
   },
   SILT_PORT_IN_USE: {

@@ -4,8 +4,8 @@
  * the table straight from its files.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -13,12 +13,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SILT = path.join(ROOT, "bin", "silt.mjs");
+/** Tests that start the CLI several times: each start compiles the TypeScript, slow on a loaded machine. */
+const SPAWNING_TEST_MS = 300_000;
 
-async function runSilt(args: string[], env: Record<string, string> = {}) {
+async function runSilt(args: string[], env: Record<string, string> = {}, stdin = "") {
   const child = spawn(process.execPath, [SILT, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
   });
+  child.stdin.end(stdin);
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (d) => {
@@ -76,15 +79,223 @@ describe("silt command", () => {
   });
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-  it("prints help", async () => {
-    const res = await runSilt(["--help"]);
-    expect(res.code).toBe(0);
-    expect(res.stdout).toContain("silt serve");
-    expect(res.stdout).toContain("silt read");
-    const bad = await runSilt(["frobnicate"]);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain("unknown command");
-  });
+  it(
+    "prints help for every command, and the version",
+    async () => {
+      const res = await runSilt(["--help"]);
+      expect(res.code).toBe(0);
+      for (const command of ["serve", "sql", "read", "help"]) {
+        expect(res.stdout).toContain(`silt ${command} `);
+      }
+      const version = await runSilt(["--version"]);
+      const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8"));
+      expect(version.stdout).toBe(`silt ${pkg.version}\n`);
+      for (const command of ["serve", "sql", "read"]) {
+        const help = await runSilt(["help", command]);
+        expect(help.code).toBe(0);
+        expect(help.stdout).toMatch(new RegExp(`^Usage:\n  silt ${command}`));
+        // Help speaks of what the user has, not of the design documents.
+        expect(help.stdout).not.toMatch(/DESIGN|§/);
+        if (command === "read")
+          expect((await runSilt([command, "--help"])).stdout).toBe(help.stdout);
+      }
+      const bad = await runSilt(["frobnicate"]);
+      expect(bad.code).toBe(2);
+      expect(errorLine(bad.stderr)).toBe(
+        "silt: [INVALID_ARGUMENT] Unknown command 'frobnicate'. Commands: serve, sql, read. See silt --help.",
+      );
+      expect((await runSilt(["help", "frobnicate"])).code).toBe(2);
+    },
+    SPAWNING_TEST_MS,
+  );
+
+  it(
+    "runs SQL on a data directory no server holds, in each format, with exit codes to rely on",
+    async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), "silt-cli-sql-"));
+      const env = { SILT_DATA_DIR: dir };
+      try {
+        const setup = await runSilt(
+          [
+            "sql",
+            "--format",
+            "box",
+            "CREATE CATALOG c; CREATE SCHEMA c.s; CREATE TABLE c.s.t (id INT, note STRING) USING DELTA; " +
+              "INSERT INTO c.s.t VALUES (1, 'a;b'), (2, NULL)",
+          ],
+          env,
+        );
+        expect(setup.code, setup.stderr).toBe(0);
+        expect(setup.stdout).toMatch(
+          /^OK\nOK\nOK \(version 0, tableId [-0-9a-f]+, created true\)\n/,
+        );
+        expect(setup.stdout).toContain("OK (version 1, numAffectedRows 2)");
+        // The command held the directory only while it ran.
+        expect(existsSync(path.join(dir, "silt.pid"))).toBe(false);
+
+        // Not a terminal: CSV unless asked.
+        const csv = await runSilt(
+          ["sql", "--catalog", "c", "--schema", "s", "SELECT * FROM t ORDER BY id"],
+          env,
+        );
+        expect(csv.stdout).toBe("id,note\r\n1,a;b\r\n2,\r\n");
+        const jsonl = await runSilt(
+          ["sql", "--format", "jsonl", "SELECT id FROM c.s.t WHERE note IS NULL"],
+          env,
+        );
+        expect(jsonl.stdout).toBe('{"id":2}\n');
+
+        // A script stops at its first failing statement, which it names; nothing after it runs.
+        const script = path.join(dir, "script.sql");
+        await writeFile(
+          script,
+          "INSERT INTO c.s.t VALUES (3, 'x');\n-- the next one fails\nSELECT nope FROM c.s.t;\nINSERT INTO c.s.t VALUES (4, 'y');\n",
+        );
+        const stopped = await runSilt(["sql", "-f", script], env);
+        expect(stopped.code).toBe(1);
+        // INSERT answers no rows (what it did goes to the box format's summary only).
+        expect(stopped.stdout).toBe("");
+        const lines = stopped.stderr.trim().split("\n").slice(-3);
+        expect(lines[0]).toMatch(
+          /^\[UNRESOLVED_COLUMN\.WITH_SUGGESTION\] A column, variable, or function parameter with name `nope` cannot be resolved/,
+        );
+        expect(lines.slice(1)).toEqual([
+          `silt sql: statement 2 of 3 (${script} line 3) failed.`,
+          "silt sql: stopped; the 1 statement(s) after it did not run (--continue runs them).",
+        ]);
+        const count = async () =>
+          (await runSilt(["sql", "SELECT count(*) AS n FROM c.s.t"], env)).stdout;
+        expect(await count()).toBe("n\r\n3\r\n");
+        const kept = await runSilt(["sql", "-f", script, "--continue"], env);
+        expect(kept.code).toBe(1);
+        expect(await count()).toBe("n\r\n5\r\n");
+        // Standard input that is not a terminal is a script too.
+        const piped = await runSilt(["sql"], env, "SELECT max(id) AS m FROM c.s.t;");
+        expect(piped.stdout).toBe("m\r\n4\r\n");
+
+        // Usage errors exit 2 and run nothing.
+        for (const args of [
+          ["sql", "--frobnicate", "SELECT 1"],
+          ["sql", "SELECT", "1"],
+          ["sql", "--format", "xml", "SELECT 1"],
+          ["sql", "-f", path.join(dir, "missing.sql")],
+        ]) {
+          const res = await runSilt(args, env);
+          expect(res.code, args.join(" ")).toBe(2);
+          expect(errorLine(res.stderr)).toMatch(/^silt: \[INVALID_ARGUMENT\] /);
+        }
+        expect(
+          errorLine((await runSilt(["sql", "-f", path.join(dir, "missing.sql")], env)).stderr),
+        ).toBe(
+          `silt: [INVALID_ARGUMENT] Cannot read SQL file ${path.join(dir, "missing.sql")}: no such file.`,
+        );
+        expect(await count()).toBe("n\r\n5\r\n");
+
+        // A server out of reach exits 3.
+        const closed = net.createServer();
+        await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+        const { port } = closed.address() as net.AddressInfo;
+        await new Promise((resolve) => closed.close(resolve));
+        const away = await runSilt(["sql", "--url", `http://127.0.0.1:${port}`, "SELECT 1"], env);
+        expect(away.code).toBe(3);
+        expect(errorLine(away.stderr)).toBe(
+          `silt: [SILT_SERVER_UNREACHABLE] Could not reach a Silt server at http://127.0.0.1:${port} (ECONNREFUSED). ` +
+            "Start one with npm start, or pass the server's address with --url.",
+        );
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    SPAWNING_TEST_MS,
+  );
+
+  it(
+    "sends SQL to the server running on the data directory, with its bearer token",
+    async () => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), "silt-cli-sql-serve-"));
+      const child = spawn(process.execPath, [SILT, "serve"], {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          PORT: "0",
+          SILT_DATA_DIR: dir,
+          SILT_AUTH: "token",
+          SILT_TOKENS: "tok=alice",
+        },
+      });
+      try {
+        const url = await new Promise<string>((resolve, reject) => {
+          let out = "";
+          child.stdout.on("data", (d) => {
+            out += d;
+            const m = /serving (http:\/\/[^/\s]+)/.exec(out);
+            if (m) resolve(m[1]);
+          });
+          child.on("exit", (code) => reject(new Error(`silt serve exited with ${code}: ${out}`)));
+        });
+        const env = { SILT_DATA_DIR: dir };
+        const anonymous = await runSilt(["sql", "CREATE CATALOG shared"], env);
+        expect(anonymous.code).toBe(1);
+        expect(anonymous.stderr).toMatch(/^\[UNAUTHENTICATED\] /m);
+        // No --url: the server's URL comes from the data directory's lock file.
+        const created = await runSilt(["sql", "--token", "tok", "CREATE CATALOG shared"], env);
+        expect(created.code, created.stderr).toBe(0);
+        const listed = await fetch(`${url}/api/v1/catalogs`, {
+          headers: { authorization: "Bearer tok" },
+        });
+        expect(JSON.stringify(await listed.json())).toContain('"shared"');
+        const owner = await runSilt(["sql", "SHOW CATALOGS"], { ...env, SILT_TOKEN: "tok" });
+        expect(owner.stdout).toContain("shared");
+      } finally {
+        await stop(child);
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    SPAWNING_TEST_MS,
+  );
+
+  it(
+    "runs the README's command-line examples as written",
+    async () => {
+      const readme = readFileSync(path.join(ROOT, "README.md"), "utf8");
+      const section = readme.slice(readme.indexOf("## Command line"));
+      const block = /```sh\n([\s\S]*?)```/.exec(section)![1];
+      const dir = await mkdtemp(path.join(os.tmpdir(), "silt-cli-readme-"));
+      try {
+        const child = spawn("bash", ["-e"], {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            SILT_DATA_DIR: dir,
+            PATH: `${path.join(ROOT, "node_modules", ".bin")}:${process.env.PATH}`,
+          },
+        });
+        child.stdin.end(block);
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d) => {
+          stdout += d;
+        });
+        child.stderr.on("data", (d) => {
+          stderr += d;
+        });
+        const code = await new Promise<number>((resolve) =>
+          child.on("close", (c) => resolve(c ?? -1)),
+        );
+        expect(code, stderr).toBe(0);
+        expect(stdout).toContain("| 2  | pear; ripe | 1   |");
+        expect(stdout).toContain('{"item":"apple","qty":3}\n');
+        expect(stdout).toContain("id,qty\r\n1,3\r\n2,2\r\n");
+        expect(stdout).toContain("exit code 1");
+        expect(stderr).toContain(
+          "[TABLE_OR_VIEW_NOT_FOUND] The table or view `cli_demo`.`sales`.`nope` cannot be found.",
+        );
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+    SPAWNING_TEST_MS,
+  );
 
   it("exits with one line naming PORT when the port is taken or not a port", async () => {
     const taken = net.createServer();
@@ -145,8 +356,8 @@ describe("silt command", () => {
       const lockFile = path.join(dir, "silt.pid");
       expect(errorLine(second.stderr)).toBe(
         `silt: [SILT_DATA_DIR_IN_USE] Data directory ${dir} is in use by process ` +
-          `${first.child.pid} (another silt serve). Stop that server, or choose another ` +
-          `directory with SILT_DATA_DIR. If no such server runs, delete ${lockFile}.`,
+          `${first.child.pid} (another silt serve, or a silt command using it directly). Stop that process, or choose another ` +
+          `directory with SILT_DATA_DIR. If no such process runs, delete ${lockFile}.`,
       );
       // The refused server left the first one's lock and data alone.
       expect((await fetch(`${first.url}/api/v1/catalogs`)).status).toBe(200);
@@ -165,69 +376,86 @@ describe("silt command", () => {
     }
   });
 
-  it("serves the API, keeps data across restarts, and reads tables from their files", async () => {
-    let server = await startServe(dataDir);
-    const call = async (method: string, route: string, body?: unknown) => {
-      const res = await fetch(`${server.url}${route}`, {
-        method,
-        headers: body === undefined ? {} : { "content-type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      // biome-ignore lint/suspicious/noExplicitAny: responses are checked field by field.
-      return { status: res.status, body: (await res.json()) as any };
-    };
-    try {
-      expect((await call("GET", "/api/v1/health")).status).toBe(200);
-      expect((await call("POST", "/api/v1/catalogs", { name: "demo" })).status).toBe(201);
-      expect((await call("POST", "/api/v1/catalogs/demo/schemas", { name: "s" })).status).toBe(201);
-      const created = await call("POST", "/api/v1/tables", {
-        name: "demo.s.t",
-        columns: [
-          { name: "id", type: "BIGINT" },
-          { name: "name", type: "STRING" },
-        ],
-      });
-      expect(created.status).toBe(201);
-      const ins = await call("POST", "/api/v1/tables/demo.s.t/insert", {
-        rows: [
+  it(
+    "serves the API, keeps data across restarts, and reads tables from their files",
+    async () => {
+      let server = await startServe(dataDir);
+      const call = async (method: string, route: string, body?: unknown) => {
+        const res = await fetch(`${server.url}${route}`, {
+          method,
+          headers: body === undefined ? {} : { "content-type": "application/json" },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        // biome-ignore lint/suspicious/noExplicitAny: responses are checked field by field.
+        return { status: res.status, body: (await res.json()) as any };
+      };
+      try {
+        expect((await call("GET", "/api/v1/health")).status).toBe(200);
+        expect((await call("POST", "/api/v1/catalogs", { name: "demo" })).status).toBe(201);
+        expect((await call("POST", "/api/v1/catalogs/demo/schemas", { name: "s" })).status).toBe(
+          201,
+        );
+        const created = await call("POST", "/api/v1/tables", {
+          name: "demo.s.t",
+          columns: [
+            { name: "id", type: "BIGINT" },
+            { name: "name", type: "STRING" },
+          ],
+        });
+        expect(created.status).toBe(201);
+        const ins = await call("POST", "/api/v1/tables/demo.s.t/insert", {
+          rows: [
+            [1, "ada"],
+            [2, "grace"],
+          ],
+        });
+        expect(ins.status).toBe(200);
+        await stop(server.child);
+
+        server = await startServe(dataDir);
+        const rows = await call("GET", "/api/v1/tables/demo.s.t/rows");
+        expect(rows.status).toBe(200);
+        expect(rows.body.version).toBe(1);
+        expect(rows.body.rows).toEqual([
           [1, "ada"],
           [2, "grace"],
-        ],
-      });
-      expect(ins.status).toBe(200);
-      await stop(server.child);
+        ]);
 
-      server = await startServe(dataDir);
-      const rows = await call("GET", "/api/v1/tables/demo.s.t/rows");
-      expect(rows.status).toBe(200);
-      expect(rows.body.version).toBe(1);
-      expect(rows.body.rows).toEqual([
-        [1, "ada"],
-        [2, "grace"],
-      ]);
-
-      const tableDir = path.join(dataDir, "storage", "tables", created.body.tableId);
-      const json = await runSilt(["read", tableDir, "--json"]);
-      expect(json.code, json.stderr).toBe(0);
-      expect(
-        json.stdout
-          .trim()
-          .split("\n")
-          .map((l) => JSON.parse(l)),
-      ).toEqual([
-        { id: 1, name: "ada" },
-        { id: 2, name: "grace" },
-      ]);
-      const old = await runSilt(["read", tableDir, "--version", "0"]);
-      expect(old.stdout).toContain("version 0, 0 row(s)");
-      const limited = await runSilt(["read", tableDir, "--columns", "name", "--limit", "1"]);
-      expect(limited.stdout).toContain("name string");
-      expect(limited.stdout).toContain("1 row(s)");
-      const missing = await runSilt(["read", path.join(dataDir, "nope")]);
-      expect(missing.code).toBe(1);
-      expect(missing.stderr).toMatch(/\[DELTA_TABLE_NOT_FOUND\]/);
-    } finally {
-      await stop(server.child);
-    }
-  });
+        const tableDir = path.join(dataDir, "storage", "tables", created.body.tableId);
+        const json = await runSilt(["read", tableDir, "--json"]);
+        expect(json.code, json.stderr).toBe(0);
+        expect(
+          json.stdout
+            .trim()
+            .split("\n")
+            .map((l) => JSON.parse(l)),
+        ).toEqual([
+          { id: 1, name: "ada" },
+          { id: 2, name: "grace" },
+        ]);
+        const old = await runSilt(["read", tableDir, "--version", "0"]);
+        expect(old.stdout).toContain("version 0, 0 row(s)");
+        const limited = await runSilt(["read", tableDir, "--columns", "name", "--limit", "1"]);
+        expect(limited.stdout).toContain("name string");
+        expect(limited.stdout).toContain("1 row(s)");
+        const nope = path.join(dataDir, "nope");
+        const missing = await runSilt(["read", nope]);
+        expect(missing.code).toBe(1);
+        expect(errorLine(missing.stderr)).toBe(
+          `silt: [DELTA_TABLE_NOT_FOUND] Delta table ${nope} doesn't exist: ${nope}/_delta_log/ holds no commits or checkpoints.`,
+        );
+        // A table's name is not a path: silt read says so, and how to read the table by name.
+        const named = await runSilt(["read", "demo.s.t"]);
+        expect(named.code).toBe(2);
+        expect(errorLine(named.stderr)).toBe(
+          "silt: [INVALID_ARGUMENT] 'demo.s.t' is not a path: silt read reads a table's files " +
+            "(its directory or an s3:// URI). To read the table demo.s.t by its name, run: " +
+            'silt sql "SELECT * FROM demo.s.t"',
+        );
+      } finally {
+        await stop(server.child);
+      }
+    },
+    SPAWNING_TEST_MS,
+  );
 });

@@ -347,7 +347,12 @@ function registerDrop(app: Hono<Env>): void {
 function registerSql(app: Hono<Env>, maxBytes: number | undefined): void {
   app.post(ROUTES.sql.path, validated(ROUTES.sql), async (c) => {
     const { max_rows: maxRows, page_token: pageToken, ...request } = c.req.valid("json");
-    const { rows, ...rest } = await executeSql(c.get("ctx"), { ...request, maxRows, pageToken });
+    const { rows, ...rest } = await executeSql(c.get("ctx"), {
+      ...request,
+      maxRows,
+      pageToken,
+      signal: c.req.raw.signal,
+    });
     return sendAnswer(c, jsonAnswer(rest, inSlices(rows)), {
       contentType: "application/json",
       maxBytes,

@@ -1,186 +1,114 @@
 /**
- * The `silt` command: `serve` runs the API locally; `read` prints any Delta table straight from
- * its files (a directory or an s3:// URI), which doubles as the reader-conformance entry point.
+ * The `silt` command: a dispatcher over one module per command, each with its help text.
+ * `silt <command> --help` and `silt help <command>` print it; `silt --version` the package's.
  */
-
-import { parseArgs } from "node:util";
-import { parseTokens } from "../auth/principal.ts";
-import { createS3Client } from "../aws-clients.ts";
-import { arrowToRows } from "../data/arrow-to-json.ts";
-import { sparkTypeName } from "../delta/schema.ts";
-import { loadSnapshot } from "../delta/snapshot.ts";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { SiltError, siltError } from "../errors.ts";
-import { jsonLogger } from "../logger.ts";
-import { readSnapshotRows } from "../ops/read-files.ts";
-import { postCommitMode } from "../runtime/env.ts";
-import { startLocalServer } from "../runtime/local-server.ts";
-import { LocalObjectStore } from "../storage/local-store.ts";
-import type { ObjectStore } from "../storage/object-store.ts";
-import { S3ObjectStore } from "../storage/s3-store.ts";
+import { type CliIo, processIo } from "./io.ts";
+import { READ_HELP, readCommand } from "./read-command.ts";
+import { SERVE_HELP, serveCommand } from "./serve-command.ts";
+import { SQL_HELP, sqlCommand } from "./sql-command.ts";
+
+interface Command {
+  summary: string;
+  help: string;
+  run(args: string[], io: CliIo): Promise<number>;
+}
+
+const COMMANDS: Record<string, Command> = {
+  serve: { summary: "Serve the HTTP API locally (npm start)", help: SERVE_HELP, run: serveCommand },
+  sql: {
+    summary: "Run Spark SQL statements, or open a SQL shell",
+    help: SQL_HELP,
+    run: sqlCommand,
+  },
+  read: {
+    summary: "Print a Delta table straight from its files",
+    help: READ_HELP,
+    run: readCommand,
+  },
+};
 
 const HELP = `silt — catalog-managed Delta tables on S3 + DynamoDB
 
 Usage:
-  silt serve                 Serve the HTTP API on http://127.0.0.1:8080
-                             (PORT to change the port, SILT_DATA_DIR for the data directory,
-                             default ./.silt; SILT_AUTH=token with SILT_TOKENS='tok=alice,…'
-                             to run each request as its bearer token's principal)
-                             Unity Catalog clients use http://127.0.0.1:8080 as their uri
-  silt read <table> [options]
-                             Print the rows of a Delta table read straight from storage.
-                             <table> is a directory or an s3://bucket/prefix URI.
-      --version N            Read version N (time travel)
-      --timestamp T          Read the version current at T ('2026-10-03 12:00:00' or ISO-8601)
-      --columns a,b          Only these columns
-      --limit N              At most N rows
-      --json                 One JSON object per row (DESIGN §6 encodings) instead of a table
-  silt --help                This text
+  silt <command> [options]
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  silt ${name.padEnd(22)}${c.summary}`)
+  .join("\n")}
+  silt help <command>         That command's options (also silt <command> --help)
+  silt --version              Silt's version
 `;
 
-export async function main(argv: string[], out = process.stdout, err = process.stderr) {
-  const [command, ...rest] = argv;
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
   try {
-    switch (command) {
-      case "serve":
-        return await serveCommand();
-      case "read":
-        return await readCommand(rest, (s) => out.write(s));
-      case undefined:
-      case "--help":
-      case "-h":
-      case "help":
-        out.write(HELP);
+    if (name === undefined || name === "--help" || name === "-h") {
+      io.stdout.write(HELP);
+      return 0;
+    }
+    if (name === "--version" || name === "-v") {
+      io.stdout.write(`silt ${packageVersion()}\n`);
+      return 0;
+    }
+    if (name === "help") {
+      if (rest.length === 0) {
+        io.stdout.write(HELP);
         return 0;
-      default:
-        err.write(`silt: unknown command '${command}'.\n\n${HELP}`);
-        return 2;
+      }
+      io.stdout.write(commandNamed(rest[0]).help);
+      return 0;
     }
+    const command = commandNamed(name);
+    if (rest.includes("--help") || rest.includes("-h")) {
+      io.stdout.write(command.help);
+      return 0;
+    }
+    return await command.run(rest, io);
   } catch (e) {
-    if (e instanceof SiltError) {
-      err.write(`silt: [${e.errorClass}] ${e.message}\n`);
-      return 1;
+    return reportFailure(e, name, io);
+  }
+}
+
+function commandNamed(name: string): Command {
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    throw siltError("INVALID_ARGUMENT:UNKNOWN_COMMAND", {
+      command: name,
+      commands: Object.keys(COMMANDS).join(", "),
+    });
+  }
+  return command;
+}
+
+/**
+ * One line on stderr and the exit code: a CLI error class's status is its exit code (2 usage,
+ * 3 server out of reach); any other failure is 1.
+ */
+function reportFailure(e: unknown, command: string | undefined, io: CliIo): number {
+  const err = (e as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
+    ? siltError("INVALID_ARGUMENT:OPTIONS", {
+        problem: (e as Error).message,
+        command: command ?? "",
+      })
+    : e;
+  if (err instanceof SiltError) {
+    io.stderr.write(`silt: [${err.errorClass}] ${err.message}\n`);
+    return err.status < 100 ? err.status : 1;
+  }
+  io.stderr.write(`silt: ${err instanceof Error ? err.message : String(err)}\n`);
+  return 1;
+}
+
+/** The version in Silt's package.json, found above this module wherever it runs from. */
+function packageVersion(): string {
+  for (let dir = import.meta.dirname; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, "package.json");
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "silt" && pkg.version !== undefined) return pkg.version;
     }
-    err.write(`silt: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 1;
+    if (path.dirname(dir) === dir) return "unknown";
   }
-}
-
-/** SILT_AUTH=token with SILT_TOKENS, or nothing (every caller owns everything). */
-function localTokens(env: NodeJS.ProcessEnv): ReadonlyMap<string, string> | undefined {
-  const mode = env.SILT_AUTH ?? "none";
-  if (mode === "none") return undefined;
-  if (mode === "token") return parseTokens(env.SILT_TOKENS);
-  throw siltError("SILT_MISCONFIGURED:SERVE_AUTH_MODE", { mode: JSON.stringify(mode) });
-}
-
-/** PORT: the port `silt serve` listens on (8080 unless set; 0 picks a free one). */
-function servePort(env: NodeJS.ProcessEnv): number {
-  const text = env.PORT ?? "8080";
-  const port = Number(text);
-  if (!/^\d+$/.test(text.trim()) || port > 65535) {
-    throw siltError("SILT_MISCONFIGURED:SERVE_PORT", { value: JSON.stringify(text) });
-  }
-  return port;
-}
-
-async function serveCommand(): Promise<number> {
-  const port = servePort(process.env);
-  const server = await startLocalServer({
-    dataDir: process.env.SILT_DATA_DIR ?? ".silt",
-    port,
-    logger: jsonLogger({ service: "silt" }),
-    tokens: localTokens(process.env),
-    postCommitMode: postCommitMode(process.env),
-  });
-  process.stdout.write(
-    `Silt is serving ${server.url}/api/v1 and the Unity Catalog API at ${server.url} ` +
-      `(data in ${process.env.SILT_DATA_DIR ?? ".silt"})\n`,
-  );
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  });
-  await server.close();
-  return 0;
-}
-
-async function readCommand(args: string[], write: (s: string) => void): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      version: { type: "string" },
-      timestamp: { type: "string" },
-      columns: { type: "string" },
-      limit: { type: "string" },
-      json: { type: "boolean", default: false },
-    },
-  });
-  if (positionals.length !== 1) {
-    throw siltError("INVALID_ARGUMENT:READ_ONE_PATH");
-  }
-  const { store, root } = openLocation(positionals[0]);
-  const version =
-    values.version === undefined ? undefined : integerArg("--version", values.version);
-  const limit = values.limit === undefined ? undefined : integerArg("--limit", values.limit);
-  const snapshot = await loadSnapshot(store, root, { version, timestamp: values.timestamp });
-  const { schema, table } = await readSnapshotRows(store, snapshot, {
-    columns: values.columns
-      ?.split(",")
-      .map((c) => c.trim())
-      .filter((c) => c !== ""),
-    limit,
-  });
-  const rows = arrowToRows(table, schema);
-  const names = schema.fields.map((f) => f.name);
-  if (values.json) {
-    for (const row of rows) {
-      write(`${JSON.stringify(Object.fromEntries(names.map((n, i) => [n, row[i]])))}\n`);
-    }
-    return 0;
-  }
-  write(`version ${snapshot.version}, ${table.numRows} row(s)\n`);
-  write(
-    formatTable(
-      schema.fields.map((f) => `${f.name} ${sparkTypeName(f.type)}`),
-      rows,
-    ),
-  );
-  return 0;
-}
-
-function integerArg(flag: string, text: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) {
-    throw siltError("INVALID_ARGUMENT:NOT_NON_NEGATIVE_INTEGER", { flag, text });
-  }
-  return n;
-}
-
-function openLocation(location: string): { store: ObjectStore; root: string } {
-  const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location);
-  if (m) {
-    const prefix = m[2].replace(/\/*$/, "");
-    return {
-      store: new S3ObjectStore({ client: createS3Client(), bucket: m[1] }),
-      root: prefix === "" ? "" : `${prefix}/`,
-    };
-  }
-  return { store: new LocalObjectStore(location.replace(/^file:\/\//, "")), root: "" };
-}
-
-/** A plain-text grid, like Spark's `show()`. */
-export function formatTable(header: string[], rows: unknown[][]): string {
-  const cells = rows.map((r) => r.map(cellText));
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i].length)));
-  const line = `+${widths.map((w) => "-".repeat(w + 2)).join("+")}+\n`;
-  const fmt = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(" | ")} |\n`;
-  return line + fmt(header) + line + cells.map(fmt).join("") + line;
-}
-
-function cellText(v: unknown): string {
-  if (v === null || v === undefined) return "NULL";
-  if (typeof v === "object") return JSON.stringify(v);
-  return String(v);
 }

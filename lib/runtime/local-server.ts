@@ -16,13 +16,11 @@ import { siltError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { LocalObjectStore } from "../storage/local-store.ts";
 import { buildContext } from "./context-factory.ts";
-import { lockDataDir } from "./data-dir-lock.ts";
+import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import { startEmbeddedDynamo } from "./embedded-dynamo.ts";
 
-export interface LocalServerOptions {
+export interface LocalDataDirOptions {
   dataDir: string;
-  port: number;
-  host?: string;
   logger?: Logger;
   /**
    * Bearer token -> principal. With tokens, every request must carry one and runs as its
@@ -34,6 +32,20 @@ export interface LocalServerOptions {
   postCommitMode?: PostCommitMode;
 }
 
+export interface LocalServerOptions extends LocalDataDirOptions {
+  port: number;
+  host?: string;
+}
+
+/** A data directory opened by this process: the app over it, answering through `fetch`. */
+export interface LocalDataDir {
+  ctx: SiltContext;
+  /** The app's own fetch: the Node server's bindings (the unread request a GET body needs) pass through. */
+  fetch: ReturnType<typeof createApp>["fetch"];
+  lock: DataDirLock;
+  close(): Promise<void>;
+}
+
 export interface LocalServer {
   url: string;
   ctx: SiltContext;
@@ -41,23 +53,18 @@ export interface LocalServer {
 }
 
 /**
- * 1. Take the data directory's lock (data-dir-lock.ts): one server per directory.
- * 2. Start the embedded dynalite on it and build the context.
- * 3. Listen. A port already taken is the caller's to fix (PORT), not a crash.
+ * 1. Take the data directory's lock (data-dir-lock.ts): one process per directory.
+ * 2. Start the embedded dynalite on it and build the context and the app.
  * A failure at any step undoes the ones before it, so the process can exit instead of hanging
  * on a dynalite nobody will close.
  */
-export async function startLocalServer(opts: LocalServerOptions): Promise<LocalServer> {
-  const host = opts.host ?? "127.0.0.1";
+export async function openLocalDataDir(opts: LocalDataDirOptions): Promise<LocalDataDir> {
   const dataDir = path.resolve(opts.dataDir);
   const storageDir = path.join(dataDir, "storage");
   const dynamoDir = path.join(dataDir, "dynamodb");
   mkdirSync(storageDir, { recursive: true });
   mkdirSync(dynamoDir, { recursive: true });
-  const undo: (() => unknown)[] = [];
-  const close = async () => {
-    for (const step of undo.reverse()) await step();
-  };
+  const undo = undoStack();
   try {
     const lock = lockDataDir(dataDir);
     undo.push(() => lock.release());
@@ -80,19 +87,49 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
       ctx,
       opts.tokens === undefined ? {} : { auth: "token", tokens: opts.tokens },
     );
-    const server = await listen(app.fetch, opts.port, host);
-    undo.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    const address = server.address();
-    const port = typeof address === "object" && address !== null ? address.port : opts.port;
-    return { url: `http://${host}:${port}`, ctx, close };
+    return { ctx, fetch: app.fetch, lock, close: undo.run };
   } catch (err) {
-    await close();
+    await undo.run();
     throw err;
   }
 }
 
+/**
+ * `openLocalDataDir`, then listen and record the URL in the lock. A port already taken is the
+ * caller's to fix (PORT), not a crash.
+ */
+export async function startLocalServer(opts: LocalServerOptions): Promise<LocalServer> {
+  const host = opts.host ?? "127.0.0.1";
+  const local = await openLocalDataDir(opts);
+  const undo = undoStack();
+  undo.push(() => local.close());
+  try {
+    const server = await listen(local.fetch, opts.port, host);
+    undo.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const address = server.address();
+    const port = typeof address === "object" && address !== null ? address.port : opts.port;
+    const url = `http://${host}:${port}`;
+    local.lock.recordUrl(url);
+    return { url, ctx: local.ctx, close: undo.run };
+  } catch (err) {
+    await undo.run();
+    throw err;
+  }
+}
+
+/** Steps to undo, run last first, each once. */
+function undoStack() {
+  const steps: (() => unknown)[] = [];
+  return {
+    push: (step: () => unknown) => steps.push(step),
+    run: async () => {
+      for (let step = steps.pop(); step !== undefined; step = steps.pop()) await step();
+    },
+  };
+}
+
 function listen(
-  fetch: Parameters<typeof serve>[0]["fetch"],
+  fetch: LocalDataDir["fetch"],
   port: number,
   host: string,
 ): Promise<ReturnType<typeof serve>> {

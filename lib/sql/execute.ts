@@ -42,6 +42,8 @@ export interface SqlRequest {
   maxRows?: number;
   /** Where the previous page of the same query ended. */
   pageToken?: string;
+  /** The caller's request: aborted (Ctrl-C in `silt sql`), it stops the statement. */
+  signal?: AbortSignal;
 }
 
 export async function executeSql(ctx: SiltContext, req: SqlRequest): Promise<SqlResult> {
@@ -50,6 +52,7 @@ export async function executeSql(ctx: SiltContext, req: SqlRequest): Promise<Sql
     ctx,
     conf[STATEMENT_TIMEOUT_CONF],
     `the conf ${STATEMENT_TIMEOUT_CONF} (seconds)`,
+    req.signal,
   );
   const session: SqlSession = {
     defaults: { catalog: req.catalog, schema: req.schema },
