@@ -3,60 +3,17 @@
  * and filled over HTTP, the server restarted with the data still there, and `silt read` printing
  * the table straight from its files.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT, runSilt, startServe, stop } from "./helpers/silt-process.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
-const SILT = path.join(ROOT, "bin", "silt.mjs");
 /** Tests that start the CLI several times: each start compiles the TypeScript, slow on a loaded machine. */
 const SPAWNING_TEST_MS = 300_000;
-
-async function runSilt(args: string[], env: Record<string, string> = {}, stdin = "") {
-  const child = spawn(process.execPath, [SILT, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-  });
-  child.stdin.end(stdin);
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr.on("data", (d) => {
-    stderr += d;
-  });
-  const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? -1)));
-  return { code, stdout, stderr };
-}
-
-async function startServe(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [SILT, "serve"], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: "0", SILT_DATA_DIR: dataDir },
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout?.on("data", (d) => {
-      out += d;
-      const m = /serving (http:\/\/[^/\s]+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.on("exit", (code) => reject(new Error(`silt serve exited with ${code}: ${out}`)));
-  });
-  return { url, child };
-}
-
-async function stop(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  child.kill(signal);
-  await exited;
-}
 
 /**
  * The line saying what went wrong, last, and no stack trace (Node's own process warnings, such as
@@ -213,26 +170,11 @@ describe("silt command", () => {
     "sends SQL to the server running on the data directory, with its bearer token",
     async () => {
       const dir = await mkdtemp(path.join(os.tmpdir(), "silt-cli-sql-serve-"));
-      const child = spawn(process.execPath, [SILT, "serve"], {
-        cwd: ROOT,
-        env: {
-          ...process.env,
-          PORT: "0",
-          SILT_DATA_DIR: dir,
-          SILT_AUTH: "token",
-          SILT_TOKENS: "tok=alice",
-        },
+      const { url, child } = await startServe(dir, {
+        SILT_AUTH: "token",
+        SILT_TOKENS: "tok=alice",
       });
       try {
-        const url = await new Promise<string>((resolve, reject) => {
-          let out = "";
-          child.stdout.on("data", (d) => {
-            out += d;
-            const m = /serving (http:\/\/[^/\s]+)/.exec(out);
-            if (m) resolve(m[1]);
-          });
-          child.on("exit", (code) => reject(new Error(`silt serve exited with ${code}: ${out}`)));
-        });
         const env = { SILT_DATA_DIR: dir };
         const anonymous = await runSilt(["sql", "CREATE CATALOG shared"], env);
         expect(anonymous.code).toBe(1);
