@@ -2,7 +2,8 @@
  * Built-in functions: each one's signature (argument counts, implicit casts of its arguments,
  * result type and nullability, as Spark types them) and, for scalar functions, a row kernel over
  * scalars that evaluation applies. Aggregates (count/sum/min/max/avg) are typed here only; the
- * query engine computes them.
+ * query engine computes them. Families of their own (string-functions.ts, math-functions.ts)
+ * register themselves when this module loads them.
  *
  * Conditional functions (coalesce, if, nullif, nvl2, …) become `coalesce` or `case` nodes, so
  * their lazily evaluated arguments follow the same rules as CASE.
