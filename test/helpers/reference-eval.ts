@@ -574,7 +574,7 @@ function arith(t: Extract<Typed, { kind: "arith" }>, a: RV, b: RV): RV {
         return checkPrecision(toScale(u, sc, d.scale), d);
       }
       case "%": {
-        if (y === 0n) fail("DIVIDE_BY_ZERO");
+        if (y === 0n) fail("REMAINDER_BY_ZERO");
         return checkPrecision(toScale(x % y, s, d.scale), d);
       }
     }
@@ -590,7 +590,7 @@ function arith(t: Extract<Typed, { kind: "arith" }>, a: RV, b: RV): RV {
       case "*":
         return intCheck(x * y, lt);
       case "%":
-        if (y === 0n) fail("DIVIDE_BY_ZERO");
+        if (y === 0n) fail("REMAINDER_BY_ZERO");
         return x % y;
       case "div":
         if (y === 0n) fail("DIVIDE_BY_ZERO");
@@ -615,7 +615,7 @@ function arith(t: Extract<Typed, { kind: "arith" }>, a: RV, b: RV): RV {
       z = x / y;
       break;
     default:
-      if (y === 0) fail("DIVIDE_BY_ZERO");
+      if (y === 0) fail("REMAINDER_BY_ZERO");
       z = x % y;
   }
   return t.type === "float" ? Math.fround(z) : z;
