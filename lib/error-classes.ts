@@ -760,8 +760,8 @@ export const ERROR_CLASSES = {
   DIVIDE_BY_ZERO: {
     status: 400,
     sqlstate: "22012",
-    message:
-      'Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead. If necessary set {config} to "false" to bypass this error.',
+    // Spark's hints (try_divide, turning ANSI off) name nothing Silt has.
+    message: "Division by zero.",
   },
   DUPLICATED_MAP_KEY: {
     status: 400,
@@ -1346,6 +1346,12 @@ export const ERROR_CLASSES = {
     sqlstate: "57KD0",
     message:
       "The statement was cancelled after exceeding its time budget of {timeoutSec} s, and changed nothing. Raise the budget (at most {maxSec} s) with {setting}, or give it less work: filter on partition columns, select fewer columns, or page the result with max_rows.",
+  },
+  REMAINDER_BY_ZERO: {
+    status: 400,
+    sqlstate: "22012",
+    // Spark's hints (try_mod, turning ANSI off) name nothing Silt has.
+    message: "Remainder by zero.",
   },
   RESULT_TOO_LARGE: {
     status: 400,

@@ -550,9 +550,14 @@ describe("arithmetic values and errors", () => {
       "BINARY_ARITHMETIC_OVERFLOW",
     );
     expect(errorOf(() => value("-(-2147483647 - 1)")).errorClass).toBe("ARITHMETIC_OVERFLOW");
-    for (const sql of ["1 / 0", "1 % 0", "1 div 0", "1.5D / 0", "1.50 / 0.0", "2.5 % 0"]) {
+    for (const sql of ["1 / 0", "1 div 0", "1.5D / 0", "1.50 / 0.0"]) {
       const z = errorOf(() => value(sql));
       expect(z.errorClass, sql).toBe("DIVIDE_BY_ZERO");
+      expect(z.sqlstate).toBe("22012");
+    }
+    for (const sql of ["1 % 0", "2.5 % 0", "1.5D % 0", "9223372036854775807L % 0"]) {
+      const z = errorOf(() => value(sql));
+      expect(z.errorClass, sql).toBe("REMAINDER_BY_ZERO");
       expect(z.sqlstate).toBe("22012");
     }
     expect(errorOf(() => value("(-9223372036854775807L - 1) div -1")).errorClass).toBe(
@@ -972,6 +977,70 @@ describe("functions", () => {
     expect(typeOf("floor(m)")).toEqual(decimal(8, 0));
     expect(typeOf("floor(i)")).toBe("long");
     expect(typeOf("ceil(d)")).toBe("long");
+  });
+
+  it("padding, searching and reshaping strings", () => {
+    expect(value("lpad('hi', 5, 'ab')")).toBe("abahi");
+    expect(value("rpad('hi', 5, 'ab')")).toBe("hiaba");
+    expect(value("lpad('hello', 3)")).toBe("hel");
+    expect(value("lpad('hi', 4)")).toBe("  hi");
+    expect(value("rpad('hi', 4, '')")).toBe("hi");
+    expect(value("lpad('hi', -1, 'x')")).toBe("");
+    expect(value("lpad('😀', 3, 'é')")).toBe("éé😀");
+    expect(values("lpad(s, 4, '*')")).toEqual(["*ada", "grac", null, "  42"]);
+    expect(value("instr('a😀bc', 'bc')")).toBe(3);
+    expect(value("instr('abc', 'z')")).toBe(0);
+    expect(value("instr('abc', '')")).toBe(1);
+    expect(value("locate('b', 'abcb')")).toBe(2);
+    expect(value("locate('b', 'abcb', 3)")).toBe(4);
+    expect(value("locate('b', 'abcb', 0)")).toBe(0);
+    expect(value("locate('b', 'abcb', NULL)")).toBe(null);
+    expect(value("left('a😀bc', 2)")).toBe("a😀");
+    expect(value("left('abc', -1)")).toBe("");
+    expect(value("right('a😀bc', 3)")).toBe("😀bc");
+    expect(value("right('abc', 0)")).toBe("");
+    expect(value("reverse('a😀b')")).toBe("b😀a");
+    expect(value("repeat('ab', 3)")).toBe("ababab");
+    expect(value("repeat('ab', -2)")).toBe("");
+    expect(value("initcap('hELLO wORLD-x  y')")).toBe("Hello World-x  Y");
+    expect(value("translate('AaBbCc', 'abca', 'xy')")).toBe("AxByC");
+    expect(values("upper(translate(s, 'a', 'o'))")).toEqual(["ODO", "GROCE", null, "  42 "]);
+    expect(value("repeat(NULL, 2)")).toBe(null);
+    expect(typeOf("instr(s, 'a')")).toBe("integer");
+  });
+
+  it("digests and encodings", () => {
+    expect(value("md5('Spark')")).toBe("8cde774d6f7333752ed72cacddb05126");
+    expect(value("sha1('Spark')")).toBe("85f5955f4b27a9a4c2aab6ffe5d7189fc298b92c");
+    expect(value("sha2('Spark', 256)")).toBe(
+      "529bc3b07127ecb7e53a4dcf1991d9152c24537d919178022b2c42657f79a26b",
+    );
+    expect(value("sha2('Spark', 0)")).toBe(value("sha2('Spark', 256)"));
+    expect(value("sha2('Spark', 100)")).toBe(null);
+    expect(typed("sha2(s, 256)").nullable).toBe(true);
+    expect(value("md5(X'')")).toBe("d41d8cd98f00b204e9800998ecf8427e");
+    expect(value("base64('Spark SQL')")).toBe("U3BhcmsgU1FM");
+  });
+
+  it("math functions over doubles", () => {
+    expect(value("sqrt(4)")).toBe(2);
+    expect(value("sqrt(-1)")).toBe("NaN");
+    expect(value("exp(0)")).toBe(1);
+    expect(value("ln(1)")).toBe(0);
+    expect(value("ln(0)")).toBe(null);
+    expect(value("log10(1000)")).toBe(3);
+    expect(value("log2(8)")).toBe(3);
+    expect(value("log2(-8)")).toBe(null);
+    expect(value("log(2, 8)")).toBe(3);
+    expect(value("log(0, 8)")).toBe(null);
+    expect(value("log(1)")).toBe(0);
+    expect(value("pow(2, 10)")).toBe(1024);
+    expect(value("power(2, -1)")).toBe(0.5);
+    expect(value("sign(-3)")).toBe(-1);
+    expect(value("signum(0)")).toBe(0);
+    expect(values("sign(i)")).toEqual([1, 1, null, 1]);
+    expect(typeOf("sqrt(i)")).toBe("double");
+    expect(typed("ln(d)").nullable).toBe(true);
   });
 
   it("string functions", () => {

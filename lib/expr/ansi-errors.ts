@@ -25,7 +25,11 @@ export function binaryArithmeticOverflow(
 }
 
 export function divideByZero(): SiltError {
-  return siltError("DIVIDE_BY_ZERO", { config: ANSI_CONF });
+  return siltError("DIVIDE_BY_ZERO");
+}
+
+export function remainderByZero(): SiltError {
+  return siltError("REMAINDER_BY_ZERO");
 }
 
 export function castInvalidInput(value: Scalar, from: SqlType, to: SqlType): SiltError {

@@ -7,7 +7,7 @@
 
 import { siltError } from "../errors.ts";
 import { INT64_MIN } from "../values/int64.ts";
-import { arithmeticOverflow, divideByZero } from "./ansi-errors.ts";
+import { arithmeticOverflow, divideByZero, remainderByZero } from "./ansi-errors.ts";
 import type { SqlType } from "./ast.ts";
 import { decimalArith, decimalIntegralDivide, integralArith } from "./scalar-arithmetic.ts";
 import { compareDoubles, compareScalars } from "./scalar-order.ts";
@@ -169,7 +169,7 @@ export function arithScalar(t: Extract<Typed, { kind: "arith" }>, a: Scalar, b: 
       case "*":
         return integralArith(op, lt, a as number | bigint, b as number | bigint);
       case "%":
-        if (b === 0 || b === 0n) throw divideByZero();
+        if (b === 0 || b === 0n) throw remainderByZero();
         return typeof a === "bigint" ? a % (b as bigint) : (a as number) % (b as number) || 0;
       case "div": {
         if (b === 0n) throw divideByZero();
@@ -199,7 +199,7 @@ export function arithScalar(t: Extract<Typed, { kind: "arith" }>, a: Scalar, b: 
       z = x / y;
       break;
     case "%":
-      if (y === 0) throw divideByZero();
+      if (y === 0) throw remainderByZero();
       z = x % y;
       break;
     default:

@@ -2,7 +2,8 @@
  * Built-in functions: each one's signature (argument counts, implicit casts of its arguments,
  * result type and nullability, as Spark types them) and, for scalar functions, a row kernel over
  * scalars that evaluation applies. Aggregates (count/sum/min/max/avg) are typed here only; the
- * query engine computes them.
+ * query engine computes them. Families of their own (string-functions.ts, math-functions.ts)
+ * register themselves when this module loads them.
  *
  * Conditional functions (coalesce, if, nullif, nvl2, …) become `coalesce` or `case` nodes, so
  * their lazily evaluated arguments follow the same rules as CASE.
@@ -16,11 +17,14 @@ import { formatDecimal, parseDecimal } from "../values/decimal-text.ts";
 import { floorDiv } from "../values/floor-div.ts";
 import { INT64_MAX, INT64_MIN } from "../values/int64.ts";
 import { arithmeticOverflow, castInvalidInput, decimalOutOfRange } from "./ansi-errors.ts";
+import { anyNullable, call, define, lookupFunction, simple } from "./function-registry.ts";
+import "./math-functions.ts";
+import "./string-functions.ts";
 import type { SqlType } from "./ast.ts";
 import { integralNegate } from "./scalar-arithmetic.ts";
 import { compareScalars } from "./scalar-order.ts";
 import { parseSparkDate, parseSparkTimestamp } from "./scalar-parse.ts";
-import type { ArgSpec, CallNode, FunctionDef, ResolveContext, Typed } from "./typed.ts";
+import type { ArgSpec, ResolveContext, Typed } from "./typed.ts";
 import {
   boundedDecimal,
   isDecimalType,
@@ -31,57 +35,7 @@ import {
   sameType,
 } from "./types.ts";
 
-const REGISTRY = new Map<string, FunctionDef>();
-
-export function lookupFunction(name: string): FunctionDef | undefined {
-  return REGISTRY.get(name.toLowerCase());
-}
-
-/** Names of every registered function (scalar and aggregate). */
-export const functionNames = (): string[] => [...REGISTRY.keys()].sort();
-
-function define(def: FunctionDef, ...aliases: string[]): void {
-  REGISTRY.set(def.name, def);
-  for (const a of aliases) REGISTRY.set(a, { ...def, name: a });
-}
-
-const call = (name: string, args: Typed[], type: SqlType, nullable: boolean): CallNode => ({
-  kind: "call",
-  name,
-  args,
-  type,
-  nullable,
-  fn: REGISTRY.get(name)!,
-});
-
-const anyNullable = (args: Typed[]) => args.some((a) => a.nullable);
-
-/** A scalar function whose arguments are implicitly cast to `specs`, result type fixed. */
-function simple(
-  name: string,
-  arity: [number, number],
-  specs: ArgSpec[],
-  type: SqlType | ((args: Typed[]) => SqlType),
-  kernel: NonNullable<FunctionDef["eval"]>,
-  aliases: string[] = [],
-): void {
-  define(
-    {
-      name,
-      kind: "scalar",
-      arity: { min: arity[0], max: arity[1] },
-      resolve(args, ctx) {
-        const cast = args.map((a, i) =>
-          ctx.analyzer.expect(a, i, specs[Math.min(i, specs.length - 1)], ctx.sql),
-        );
-        const t = typeof type === "function" ? type(cast) : type;
-        return call(ctx.name, cast, t, anyNullable(cast));
-      },
-      eval: kernel,
-    },
-    ...aliases,
-  );
-}
+export { functionNames, lookupFunction } from "./function-registry.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Conditional functions
@@ -103,7 +57,7 @@ define({
   },
 });
 for (const alias of ["nvl", "ifnull"]) {
-  define({ ...REGISTRY.get("coalesce")!, name: alias, arity: { min: 2, max: 2 } });
+  define({ ...lookupFunction("coalesce")!, name: alias, arity: { min: 2, max: 2 } });
 }
 
 define({

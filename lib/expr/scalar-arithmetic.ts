@@ -14,6 +14,7 @@ import {
   binaryArithmeticOverflow,
   decimalOutOfRange,
   divideByZero,
+  remainderByZero,
 } from "./ansi-errors.ts";
 import { sqlLiteral } from "./scalar-text.ts";
 import type { ArithOp, IntegralName } from "./types.ts";
@@ -42,7 +43,7 @@ function checkDecimal(u: bigint, scale: number, t: DecimalType): bigint {
 /**
  * Decimal arithmetic as Spark's Decimal does it: + and - exact, * / % through a 38-digit
  * HALF_UP context, then rounded HALF_UP to the result type and checked against its precision.
- * Division by zero raises DIVIDE_BY_ZERO.
+ * Division by zero raises DIVIDE_BY_ZERO, a remainder by zero REMAINDER_BY_ZERO.
  */
 export function decimalArith(
   op: Exclude<ArithOp, "div">,
@@ -68,7 +69,7 @@ export function decimalArith(
       return checkDecimal(u, sc, result);
     }
     case "%": {
-      if (b === 0n) throw divideByZero();
+      if (b === 0n) throw remainderByZero();
       const r = rescale(a, ta.scale, s) % rescale(b, tb.scale, s);
       return checkDecimal(r, s, result);
     }

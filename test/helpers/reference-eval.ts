@@ -8,6 +8,7 @@
  * only by tests.
  */
 
+import { createHash } from "node:crypto";
 import { RE2JS } from "re2js";
 import { SiltError } from "../../lib/errors.ts";
 import type { SqlType } from "../../lib/expr/ast.ts";
@@ -573,7 +574,7 @@ function arith(t: Extract<Typed, { kind: "arith" }>, a: RV, b: RV): RV {
         return checkPrecision(toScale(u, sc, d.scale), d);
       }
       case "%": {
-        if (y === 0n) fail("DIVIDE_BY_ZERO");
+        if (y === 0n) fail("REMAINDER_BY_ZERO");
         return checkPrecision(toScale(x % y, s, d.scale), d);
       }
     }
@@ -589,7 +590,7 @@ function arith(t: Extract<Typed, { kind: "arith" }>, a: RV, b: RV): RV {
       case "*":
         return intCheck(x * y, lt);
       case "%":
-        if (y === 0n) fail("DIVIDE_BY_ZERO");
+        if (y === 0n) fail("REMAINDER_BY_ZERO");
         return x % y;
       case "div":
         if (y === 0n) fail("DIVIDE_BY_ZERO");
@@ -614,7 +615,7 @@ function arith(t: Extract<Typed, { kind: "arith" }>, a: RV, b: RV): RV {
       z = x / y;
       break;
     default:
-      if (y === 0) fail("DIVIDE_BY_ZERO");
+      if (y === 0) fail("REMAINDER_BY_ZERO");
       z = x % y;
   }
   return t.type === "float" ? Math.fround(z) : z;
@@ -783,6 +784,99 @@ function callRef(t: Extract<Typed, { kind: "call" }>, args: RV[], env: Env): RV 
     case "replace": {
       const [str, search, rep] = args as string[];
       return search === "" ? str : str.split(search).join(rep ?? "");
+    }
+    case "lpad":
+    case "rpad": {
+      const chars = Array.from(args[0] as string);
+      const n = Number(args[1]);
+      const fill = Array.from(args.length > 2 ? (args[2] as string) : " ");
+      if (n <= chars.length || fill.length === 0) return chars.slice(0, Math.max(0, n)).join("");
+      const extra: string[] = [];
+      while (extra.length < n - chars.length) extra.push(fill[extra.length % fill.length]);
+      return (t.name === "lpad" ? [...extra, ...chars] : [...chars, ...extra]).join("");
+    }
+    case "instr":
+    case "locate": {
+      const [hay, needle] = (t.name === "instr" ? args : [args[1], args[0]]) as string[];
+      const from = t.name === "locate" && args.length > 2 ? Number(args[2]) : 1;
+      if (from < 1) return 0n;
+      const chars = Array.from(hay);
+      const want = Array.from(needle);
+      for (let i = from - 1; i + want.length <= chars.length; i++) {
+        if (want.every((c, k) => chars[i + k] === c)) return BigInt(i + 1);
+      }
+      return 0n;
+    }
+    case "left":
+    case "right": {
+      const chars = Array.from(args[0] as string);
+      const n = Math.max(0, Number(args[1]));
+      return (
+        t.name === "left"
+          ? chars.slice(0, n)
+          : chars.slice(chars.length - Math.min(n, chars.length))
+      ).join("");
+    }
+    case "reverse":
+      return Array.from(args[0] as string)
+        .reverse()
+        .join("");
+    case "repeat":
+      return Array.from({ length: Math.max(0, Number(args[1])) }, () => args[0]).join("");
+    case "initcap": {
+      let out = "";
+      let start = true;
+      for (const c of Array.from((args[0] as string).toLowerCase())) {
+        out += start ? c.toUpperCase() : c;
+        start = c === " ";
+      }
+      return out;
+    }
+    case "translate": {
+      const from = Array.from(args[1] as string);
+      const to = Array.from(args[2] as string);
+      return Array.from(args[0] as string)
+        .map((c) => {
+          const k = from.indexOf(c);
+          return k < 0 ? c : (to[k] ?? "");
+        })
+        .join("");
+    }
+    case "md5":
+    case "sha1":
+    case "sha":
+      return createHash(t.name === "md5" ? "md5" : "sha1")
+        .update(args[0] as Uint8Array)
+        .digest("hex");
+    case "sha2": {
+      const bits = Number(args[1]);
+      if (![0, 224, 256, 384, 512].includes(bits)) return null;
+      return createHash(`sha${bits === 0 ? 256 : bits}`)
+        .update(args[0] as Uint8Array)
+        .digest("hex");
+    }
+    case "base64":
+      return Buffer.from(args[0] as Uint8Array).toString("base64");
+    case "sqrt":
+      return Math.sqrt(args[0] as number);
+    case "cbrt":
+      return Math.cbrt(args[0] as number);
+    case "exp":
+      return Math.exp(args[0] as number);
+    case "expm1":
+      return Math.expm1(args[0] as number);
+    case "pow":
+    case "power":
+      return (args[0] as number) ** (args[1] as number);
+    case "ln":
+    case "log10":
+    case "log2":
+    case "log": {
+      const xs = args as number[];
+      if (xs.some((x) => x <= 0)) return null;
+      const x = xs[xs.length - 1];
+      if (t.name === "log" && xs.length === 2) return Math.log(x) / Math.log(xs[0]);
+      return t.name === "log10" ? Math.log10(x) : t.name === "log2" ? Math.log2(x) : Math.log(x);
     }
     case "sign":
     case "signum":
