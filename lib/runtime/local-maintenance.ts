@@ -41,7 +41,7 @@ const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000 };
  * SILT_MAINTENANCE_INTERVAL in milliseconds: a whole number of seconds, or one with a unit
  * (`90s`, `10m`, `1h`); unset or empty means never.
  */
-export function maintenanceIntervalMs(env: NodeJS.ProcessEnv): number | undefined {
+export function maintenanceIntervalOf(env: NodeJS.ProcessEnv): number | undefined {
   const text = env.SILT_MAINTENANCE_INTERVAL?.trim();
   if (text === undefined || text === "") return undefined;
   const match = /^(\d+)([smh]?)$/.exec(text);
