@@ -1334,7 +1334,7 @@ export const ERROR_CLASSES = {
   PAYLOAD_TOO_LARGE: {
     status: 413,
     message:
-      'The request body is larger than {maxBytes} bytes (6 MiB), the most a request to Silt may carry. Write big inputs to storage instead (S3 deployed, the data directory's storage/ locally): Parquet, CSV or JSON-lines objects written under {ingest} are appended to that table, and a MERGE takes its source as objects under ingest/ ("source": {"parquet": "ingest/..."}).',
+      'The request body is larger than {maxBytes} bytes (6 MiB), the most a request to Silt may carry. Write big inputs to storage instead (S3 deployed, storage/ in the data directory locally): Parquet, CSV or JSON-lines objects written under {ingest} are appended to that table, and a MERGE takes its source as objects under ingest/ ("source": {"parquet": "ingest/..."}).',
   },
   PERMISSION_DENIED: {
     status: 403,
