@@ -1150,6 +1150,8 @@ export const ERROR_CLASSES = {
     status: 400,
     messages: {
       NO_BODY: "The request needs a JSON body.",
+      LOCAL_TABLE:
+        "The body must be empty, an empty JSON object, or one whose field 'table' names a table as catalog.schema.table.",
       FIELD_COLUMNS_ARRAY:
         'Field \'columns\' must be an array like [{"name": "id", "type": "INT"}].',
       FIELD_SOURCE_DELIMITER: "Field 'source.delimiter' must be one character.",
@@ -1332,7 +1334,7 @@ export const ERROR_CLASSES = {
   PAYLOAD_TOO_LARGE: {
     status: 413,
     message:
-      'The request body is larger than {maxBytes} bytes (6 MiB), the most a request to Silt may carry. Upload big inputs to S3 instead: Parquet, CSV or JSON-lines objects written under {ingest} are appended to that table, and a MERGE takes its source as objects under ingest/ ("source": {"parquet": "ingest/..."}).',
+      'The request body is larger than {maxBytes} bytes (6 MiB), the most a request to Silt may carry. Write big inputs to storage instead (S3 deployed, storage/ in the data directory locally): Parquet, CSV or JSON-lines objects written under {ingest} are appended to that table, and a MERGE takes its source as objects under ingest/ ("source": {"parquet": "ingest/..."}).',
   },
   PERMISSION_DENIED: {
     status: 403,
@@ -1418,6 +1420,8 @@ export const ERROR_CLASSES = {
       NOT_MILLISECONDS:
         "Environment variable {name} must be a whole number of milliseconds above 0 (got {value}).",
       SERVE_PORT: "PORT for silt serve must be an integer from 0 to 65535 (got {value}).",
+      MAINTENANCE_INTERVAL:
+        "SILT_MAINTENANCE_INTERVAL must be a whole number of seconds above 0, or one with a unit such as 90s, 10m or 1h (got {value}).",
     },
   },
   SILT_SERVER_UNREACHABLE: {

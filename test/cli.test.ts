@@ -41,7 +41,7 @@ describe("silt command", () => {
     async () => {
       const res = await runSilt(["--help"]);
       expect(res.code).toBe(0);
-      for (const command of ["serve", "sql", "read", "help"]) {
+      for (const command of ["serve", "sql", "read", "ingest", "maintain", "help"]) {
         expect(res.stdout).toContain(`silt ${command} `);
       }
       const version = await runSilt(["--version"]);
@@ -59,7 +59,7 @@ describe("silt command", () => {
       const bad = await runSilt(["frobnicate"]);
       expect(bad.code).toBe(2);
       expect(errorLine(bad.stderr)).toBe(
-        "silt: [INVALID_ARGUMENT] Unknown command 'frobnicate'. Commands: serve, sql, read. See silt --help.",
+        "silt: [INVALID_ARGUMENT] Unknown command 'frobnicate'. Commands: serve, sql, read, ingest, maintain. See silt --help.",
       );
       expect((await runSilt(["help", "frobnicate"])).code).toBe(2);
     },

@@ -164,7 +164,7 @@ async function answer(
  * What the app logs while it runs in this process: warnings and errors, on stderr (stdout is the
  * answer's); the info lines a server logs for each request would drown the results.
  */
-function problemsLogger(fields = {}): Logger {
+export function problemsLogger(fields = {}): Logger {
   const all = jsonLogger({ service: "silt", ...fields }, (l) => process.stderr.write(`${l}\n`));
   return { ...all, info: () => {}, child: (more) => problemsLogger({ ...fields, ...more }) };
 }

@@ -5,7 +5,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { SiltError, siltError } from "../errors.ts";
+import { INGEST_HELP, ingestCommand } from "./ingest-command.ts";
 import { type CliIo, processIo } from "./io.ts";
+import { MAINTAIN_HELP, maintainCommand } from "./maintain-command.ts";
 import { READ_HELP, readCommand } from "./read-command.ts";
 import { SERVE_HELP, serveCommand } from "./serve-command.ts";
 import { SQL_HELP, sqlCommand } from "./sql-command.ts";
@@ -27,6 +29,16 @@ const COMMANDS: Record<string, Command> = {
     summary: "Print a Delta table straight from its files",
     help: READ_HELP,
     run: readCommand,
+  },
+  ingest: {
+    summary: "Ingest the files dropped under storage/ingest/",
+    help: INGEST_HELP,
+    run: ingestCommand,
+  },
+  maintain: {
+    summary: "Run the scheduled maintenance pass now",
+    help: MAINTAIN_HELP,
+    run: maintainCommand,
   },
 };
 

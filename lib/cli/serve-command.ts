@@ -2,6 +2,7 @@
 import { siltError } from "../errors.ts";
 import { jsonLogger } from "../logger.ts";
 import { postCommitMode } from "../runtime/env.ts";
+import { maintenanceIntervalOf } from "../runtime/local-maintenance.ts";
 import { startLocalServer } from "../runtime/local-server.ts";
 import { localTokens } from "./connection.ts";
 import type { CliIo } from "./io.ts";
@@ -15,6 +16,12 @@ Environment:
   SILT_AUTH=token        With SILT_TOKENS='tok=alice,…': run each request as its bearer
                          token's principal, with privileges checked (default: no authentication)
   SILT_POST_COMMIT       await (default), background or off: how commits write checkpoints
+  SILT_MAINTENANCE_INTERVAL
+                         Run the maintenance pass (silt maintain) every N seconds, or with a
+                         unit: 90s, 10m, 1h (default: never)
+
+Files dropped under <data dir>/storage/ingest/<catalog>/<schema>/<table>/ are ingested into
+that table within seconds, once each (as silt ingest does).
 
 Unity Catalog clients (Spark, DuckDB, the UC SDK) use the server's URL as their uri.
 `;
@@ -38,12 +45,14 @@ export async function serveCommand(args: string[], io: CliIo): Promise<number> {
   }
   const port = servePort(io.env);
   const dataDir = io.env.SILT_DATA_DIR ?? ".silt";
+  const maintenanceIntervalMs = maintenanceIntervalOf(io.env);
   const server = await startLocalServer({
     dataDir,
     port,
     logger: jsonLogger({ service: "silt" }),
     tokens: localTokens(io.env),
     postCommitMode: postCommitMode(io.env),
+    maintenanceIntervalMs,
   });
   io.stdout.write(
     `Silt is serving ${server.url}/api/v1 and the Unity Catalog API at ${server.url} ` +

@@ -60,6 +60,8 @@ export interface IngestResult {
   commits: number;
   operation?: "WRITE" | "MERGE";
   ingested: string[];
+  /** Per ingested object: its rows and the version that committed them. */
+  committed: Record<string, { rows: number; version: number }>;
   alreadyIngested: string[];
   rejected: RejectedObject[];
   numOutputRows: number;
@@ -86,6 +88,7 @@ export async function ingestObjects(
     version: -1,
     commits: 0,
     ingested: [],
+    committed: {},
     alreadyIngested: [],
     rejected: [],
     numOutputRows: 0,
@@ -177,6 +180,7 @@ async function ingestRound(
     result.commits++;
     result.operation = mergeKeys === undefined ? "WRITE" : "MERGE";
     result.ingested.push(...accepted.map((a) => a.key));
+    for (const a of accepted) result.committed[a.key] = { rows: a.rows.numRows, version };
     result.numOutputRows += data.numRows;
     return { fallback: [] };
   } catch (err) {

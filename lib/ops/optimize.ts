@@ -55,6 +55,7 @@ import { evaluateScalar } from "../expr/evaluate.ts";
 import { commit } from "./commit.ts";
 import { analyzeCondition, type DmlTarget, elapsed, partitionDecider } from "./dml-common.ts";
 import { displayName, type OpenTable, openTable, readSnapshot } from "./open-table.ts";
+import { type OnProgress, progressCounter } from "./progress.ts";
 import { readFileRows } from "./read-files.ts";
 import { removeOf } from "./row-deletes.ts";
 import { writeDataFiles } from "./write-files.ts";
@@ -74,6 +75,8 @@ export interface OptimizeRequest {
   purge?: boolean;
   defaults?: { catalog?: string; schema?: string };
   now?: number;
+  /** Files and bytes rewritten of those the bins hold, after each file read. */
+  onProgress?: OnProgress;
 }
 
 export interface FileSizeStats {
@@ -196,6 +199,11 @@ export async function optimizeTable(
   const done: RewrittenBin[] = [];
   let hwm = target.hwm;
   const nowMs = ctx.clock();
+  const binFiles = bins.flatMap((b) => b.files);
+  const progress = progressCounter(
+    { files: binFiles.length, bytes: binFiles.reduce((n, f) => n + f.size, 0) },
+    req.onProgress,
+  );
   for (const { partition, files: bin } of bins) {
     const spent = ctx.clock() - startedAt;
     if (done.length > 0 && req.timeBudgetMs !== undefined && spent >= req.timeBudgetMs) {
@@ -222,6 +230,7 @@ export async function optimizeTable(
           ? freshIdentities(live.length)
           : pickIdentities(read.identities, live, true),
       );
+      progress.advance(1, file.size);
     }
     let data = concatTables(parts);
     let moved = concatIdentities(identities);

@@ -36,6 +36,7 @@ import { siltError } from "../errors.ts";
 import type { ObjectInfo } from "../storage/object-store.ts";
 import { commit } from "./commit.ts";
 import { type OpenTable, openTable } from "./open-table.ts";
+import { type OnProgress, progressCounter } from "./progress.ts";
 import { fileKey } from "./read-files.ts";
 import { checkWriteProtocol } from "./write-protocol.ts";
 
@@ -49,6 +50,8 @@ export interface VacuumRequest {
   /** False only when the caller turned Delta's retention check off. */
   retentionCheckEnabled?: boolean;
   defaults?: { catalog?: string; schema?: string };
+  /** Files and bytes deleted of the candidates, after each batch (not for a dry run). */
+  onProgress?: OnProgress;
 }
 
 export interface VacuumResult {
@@ -129,9 +132,15 @@ export async function vacuumTable(
     { numFilesToDelete: String(files.length), sizeOfDataToDelete: String(size) },
     { mode },
   );
+  const progress = progressCounter({ files: files.length, bytes: size }, req.onProgress);
   try {
     for (let i = 0; i < files.length; i += DELETE_BATCH) {
-      await ctx.store.deleteMany(files.slice(i, i + DELETE_BATCH));
+      const batch = candidates.slice(i, i + DELETE_BATCH);
+      await ctx.store.deleteMany(batch.map((c) => c.key));
+      progress.advance(
+        batch.length,
+        batch.reduce((n, c) => n + c.size, 0),
+      );
     }
   } catch (err) {
     await commitMarker(

@@ -26,7 +26,7 @@ import type { QualifiedName } from "../catalog/names.ts";
 import type { SiltContext } from "../context.ts";
 import { SiltError } from "../errors.ts";
 import { emitMetrics } from "../metrics.ts";
-import { ingestObjects } from "../ops/ingest.ts";
+import { type IngestResult, ingestObjects } from "../ops/ingest.ts";
 import { ingestTarget } from "../ops/ingest-keys.ts";
 import { displayName } from "../ops/open-table.ts";
 import type { ObjectStore } from "../storage/object-store.ts";
@@ -137,7 +137,7 @@ export async function handleIngestBatch(
   for (const group of byTable.values()) {
     const table = displayName(group.name);
     try {
-      const result = await ingestObjects(ctx, group.name, group.keys);
+      const result = await ingestOrReject(ctx, group.name, group.keys);
       counts.ingested += result.ingested.length;
       counts.alreadyIngested += result.alreadyIngested.length;
       // Step 3.
@@ -147,22 +147,6 @@ export async function handleIngestBatch(
         }
       }
     } catch (err) {
-      if (err instanceof SiltError && err.status >= 400 && err.status < 500 && err.status !== 409) {
-        // The table itself is unusable (dropped, unknown, protocol Silt cannot write): every
-        // object of it is dead-lettered with that reason rather than retried forever.
-        for (const key of new Set(group.keys)) {
-          for (const messageId of messagesOfKey.get(key) ?? []) {
-            await deadLetter(ctx, opts.deadLetters, failed, counts, {
-              key,
-              table,
-              errorClass: err.errorClass,
-              message: err.message,
-              messageId,
-            });
-          }
-        }
-        continue;
-      }
       // Step 4.
       ctx.logger.warn("ingest failed, messages will be redelivered", {
         table,
@@ -184,6 +168,41 @@ export async function handleIngestBatch(
     },
   );
   return { batchItemFailures: [...failed].map((itemIdentifier) => ({ itemIdentifier })) };
+}
+
+/**
+ * ingestObjects, with a table that is itself unusable (dropped, unknown, a protocol Silt cannot
+ * write) answered as every object rejected with that reason rather than retried forever. Any
+ * other failure is thrown: it is retryable. The local ingester (local-ingest.ts) shares it.
+ */
+export async function ingestOrReject(
+  ctx: SiltContext,
+  name: QualifiedName,
+  keys: readonly string[],
+): Promise<IngestResult> {
+  try {
+    return await ingestObjects(ctx, name, keys);
+  } catch (err) {
+    if (
+      !(err instanceof SiltError) ||
+      err.status < 400 ||
+      err.status >= 500 ||
+      err.status === 409
+    ) {
+      throw err;
+    }
+    const unique = [...new Set(keys)];
+    return {
+      table: displayName(name),
+      version: -1,
+      commits: 0,
+      ingested: [],
+      committed: {},
+      alreadyIngested: [],
+      rejected: unique.map((key) => ({ key, errorClass: err.errorClass, message: err.message })),
+      numOutputRows: 0,
+    };
+  }
 }
 
 async function deadLetter(

@@ -14,10 +14,15 @@ import type { PostCommitMode } from "../commit/post-commit.ts";
 import type { SiltContext } from "../context.ts";
 import { siltError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import type { Progress } from "../ops/progress.ts";
 import { LocalObjectStore } from "../storage/local-store.ts";
 import { buildContext } from "./context-factory.ts";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import { startEmbeddedDynamo } from "./embedded-dynamo.ts";
+import { describeOutcome, type IngestOutcome, localIngester } from "./local-ingest.ts";
+import { maintainLocally } from "./local-maintenance.ts";
+import { type LocalWork, withLocalRoutes } from "./local-routes.ts";
+import { repeatEvery } from "./repeat-task.ts";
 
 export interface LocalDataDirOptions {
   dataDir: string;
@@ -35,13 +40,21 @@ export interface LocalDataDirOptions {
 export interface LocalServerOptions extends LocalDataDirOptions {
   port: number;
   host?: string;
+  /** How often the server looks for objects dropped under storage/ingest/. Default 2 seconds. */
+  ingestPollMs?: number;
+  /** How often the server runs the maintenance pass (SILT_MAINTENANCE_INTERVAL); default never. */
+  maintenanceIntervalMs?: number;
 }
+
+const DEFAULT_INGEST_POLL_MS = 2_000;
 
 /** A data directory opened by this process: the app over it, answering through `fetch`. */
 export interface LocalDataDir {
   ctx: SiltContext;
   /** The app's own fetch: the Node server's bindings (the unread request a GET body needs) pass through. */
   fetch: ReturnType<typeof createApp>["fetch"];
+  /** Ingestion and maintenance passes over this directory, one of each kind at a time. */
+  work: LocalWork;
   lock: DataDirLock;
   close(): Promise<void>;
 }
@@ -87,7 +100,12 @@ export async function openLocalDataDir(opts: LocalDataDirOptions): Promise<Local
       ctx,
       opts.tokens === undefined ? {} : { auth: "token", tokens: opts.tokens },
     );
-    return { ctx, fetch: app.fetch, lock, close: undo.run };
+    const ingester = localIngester(ctx);
+    const work: LocalWork = {
+      ingest: (table) => ingester.run(table),
+      maintain: (table) => maintainLocally(ctx, { table, onProgress: logProgress(ctx.logger) }),
+    };
+    return { ctx, fetch: withLocalRoutes(app.fetch, work), work, lock, close: undo.run };
   } catch (err) {
     await undo.run();
     throw err;
@@ -110,11 +128,40 @@ export async function startLocalServer(opts: LocalServerOptions): Promise<LocalS
     const port = typeof address === "object" && address !== null ? address.port : opts.port;
     const url = `http://${host}:${port}`;
     local.lock.recordUrl(url);
+    const log = local.ctx.logger;
+    const watcher = repeatEvery(
+      opts.ingestPollMs ?? DEFAULT_INGEST_POLL_MS,
+      async () => {
+        for (const o of await local.work.ingest()) logOutcome(log, o);
+      },
+      (err) => log.warn("ingest pass failed", { error: (err as Error).message }),
+    );
+    undo.push(() => watcher.stop());
+    if (opts.maintenanceIntervalMs !== undefined) {
+      const maintenance = repeatEvery(
+        opts.maintenanceIntervalMs,
+        () => local.work.maintain(),
+        (err) => log.warn("maintenance pass failed", { error: (err as Error).message }),
+      );
+      undo.push(() => maintenance.stop());
+    }
     return { url, ctx: local.ctx, close: undo.run };
   } catch (err) {
     await undo.run();
     throw err;
   }
+}
+
+function logOutcome(log: Logger, o: IngestOutcome): void {
+  const fields = { key: o.key, table: o.table, status: o.status };
+  if (o.status === "rejected" || o.status === "failed") log.warn(describeOutcome(o), fields);
+  else log.info(describeOutcome(o), fields);
+}
+
+/** OPTIMIZE and VACUUM progress of a maintenance pass, as server log lines. */
+function logProgress(log: Logger) {
+  return (table: string, step: string, p: Progress) =>
+    log.info("maintenance progress", { table, step, ...p });
 }
 
 /** Steps to undo, run last first, each once. */

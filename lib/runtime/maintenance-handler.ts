@@ -30,6 +30,7 @@ import { emitMetrics } from "../metrics.ts";
 import { type MaintenanceStep, planMaintenance, roundRobin } from "../ops/maintenance-plan.ts";
 import { type OpenTable, openTable } from "../ops/open-table.ts";
 import { optimizeTable } from "../ops/optimize.ts";
+import type { OnProgress, Progress } from "../ops/progress.ts";
 import { type SweepResult, sweepOrphans } from "../ops/sweep-orphans.ts";
 import { vacuumTable } from "../ops/vacuum.ts";
 import { ObjectNotFoundError } from "../storage/object-store.ts";
@@ -48,6 +49,8 @@ export interface MaintenanceRunOptions {
   minStepMs?: number;
   /** OPTIMIZE stops starting bins this long before the end. Default 3 minutes. */
   optimizeReserveMs?: number;
+  /** How far each table's OPTIMIZE and VACUUM have got (lib/ops/progress.ts). */
+  onProgress?: (table: string, step: "optimize" | "vacuum", progress: Progress) => void;
 }
 
 type StepName = MaintenanceStep["kind"] | "open";
@@ -134,7 +137,8 @@ export async function runMaintenance(
   return result;
 }
 
-async function maintainTable(
+/** Step 3 for one table, which `silt maintain <table>` also runs on its own. */
+export async function maintainTable(
   ctx: SiltContext,
   table: string,
   opts: MaintenanceRunOptions,
@@ -169,7 +173,15 @@ async function maintainTable(
       break;
     }
     try {
-      const detail = await runStep(ctx, t, step, opts.remainingMs() - optimizeReserveMs);
+      const onProgress = opts.onProgress;
+      const detail = await runStep(
+        ctx,
+        t,
+        step,
+        opts.remainingMs() - optimizeReserveMs,
+        onProgress &&
+          ((p) => onProgress(table, step.kind === "optimize" ? "optimize" : "vacuum", p)),
+      );
       steps.push({ step: step.kind, ok: true, detail });
     } catch (err) {
       const failed = failure(step.kind, err);
@@ -186,6 +198,7 @@ async function runStep(
   t: OpenTable,
   step: MaintenanceStep,
   optimizeBudgetMs: number,
+  onProgress: OnProgress | undefined,
 ): Promise<Record<string, unknown>> {
   const name = [t.name.catalog, t.name.schema, t.name.table];
   switch (step.kind) {
@@ -196,6 +209,7 @@ async function runStep(
     case "optimize": {
       const result = await optimizeTable(ctx, name, {
         timeBudgetMs: Math.max(0, optimizeBudgetMs),
+        onProgress,
       });
       return {
         version: result.version,
@@ -208,7 +222,7 @@ async function runStep(
     case "vacuum": {
       const dry = await vacuumTable(ctx, name, { mode: step.mode, dryRun: true });
       if (dry.files.length === 0) return { mode: step.mode, numDeletedFiles: 0 };
-      const result = await vacuumTable(ctx, name, { mode: step.mode });
+      const result = await vacuumTable(ctx, name, { mode: step.mode, onProgress });
       return { mode: step.mode, version: result.version, numDeletedFiles: result.numDeletedFiles };
     }
     case "logCleanup": {
